@@ -1,0 +1,146 @@
+/** The only file that knows Express, Apollo Server and graphql-sse. */
+import http from 'node:http';
+import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
+import { expressMiddleware } from '@as-integrations/express5';
+import express, { type Request, type Response } from 'express';
+import { GraphQLError, type GraphQLSchema } from 'graphql';
+import { createHandler as createSseHandler } from 'graphql-sse/lib/use/express';
+import { bodyParserErrors, createRestRouter, sendError } from '../rest/adapter.ts';
+import { routes } from '../rest/routes.ts';
+import type { Config } from './config.ts';
+import { pendingMigrations, type Database } from './db/orm.ts';
+import { errorBody, statusOf } from './errors.ts';
+import type { Context } from './graphql/context.ts';
+import { depthLimit } from './graphql/depth-limit.ts';
+import { normalizeError } from './graphql/errors.ts';
+import { buildContext } from './http/context.ts';
+import type { Logger } from './logger.ts';
+import type { Services } from './services.ts';
+
+export interface App {
+  server: http.Server;
+  /** Starts listening; resolves with the bound port. */
+  listen(port?: number, host?: string): Promise<number>;
+  /** Stops accepting, drains requests. The database is closed by the caller. */
+  close(): Promise<void>;
+}
+
+export async function createApp(opts: {
+  config: Config;
+  db: Database;
+  services: Services;
+  schema: GraphQLSchema;
+  logger: Logger;
+}): Promise<App> {
+  const { config, db, services, schema, logger } = opts;
+  const app = express();
+  const server = http.createServer(app);
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback');
+  app.set('etag', false);
+
+  const onInternalError = (error: unknown, req?: Request) =>
+    logger.error('internal error', { error, method: req?.method, path: req?.originalUrl });
+  const context = (req: Request, res?: Response) => buildContext(db.orm, services, req, res);
+
+  app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
+  app.get('/readyz', async (_req, res) => {
+    try {
+      const pending = await pendingMigrations(db.orm);
+      if (pending > 0) return void res.status(503).json({ status: 'unavailable', reason: `${pending} migrations pending` });
+      res.json({ status: 'ok' });
+    } catch (err) {
+      logger.warn('readiness check failed', { error: err });
+      res.status(503).json({ status: 'unavailable', reason: 'database unreachable' });
+    }
+  });
+
+  // graphql-sse reads its own body: mounted before any JSON parser.
+  const sseContexts = new WeakMap<object, Context & Record<PropertyKey, unknown>>();
+  app.use(
+    '/graphql/stream',
+    createSseHandler<Context & Record<PropertyKey, unknown>>({
+      schema,
+      onSubscribe: async (req) => {
+        try {
+          sseContexts.set(req.raw, (await context(req.raw, req.context.res)) as Context & Record<PropertyKey, unknown>);
+        } catch (err) {
+          const { error } = normalizeError(err);
+          return [JSON.stringify(errorBody(error.code, error.message)), { status: statusOf(error.code), statusText: error.code, headers: { 'content-type': 'application/json' } }];
+        }
+      },
+      context: (req) => sseContexts.get(req.raw)!,
+    }),
+  );
+
+  const apollo = new ApolloServer<Context>({
+    schema,
+    introspection: config.introspection,
+    csrfPrevention: true,
+    validationRules: [depthLimit(config.graphqlDepthLimit)],
+    plugins: [ApolloServerPluginDrainHttpServer({ httpServer: server })],
+    includeStacktraceInErrorResponses: false,
+    formatError: (formatted, error) => {
+      const { error: appError, internal } = normalizeError(error);
+      if (internal) onInternalError(appError.originalError ?? error);
+      return {
+        message: appError.message,
+        ...(formatted.locations ? { locations: formatted.locations } : {}),
+        ...(formatted.path ? { path: formatted.path } : {}),
+        extensions: { code: appError.code, ...(appError.details ? { details: appError.details } : {}) },
+      };
+    },
+  });
+  await apollo.start();
+
+  const json = express.json({ limit: config.jsonBodyLimitBytes });
+  app.use(
+    '/graphql',
+    json,
+    bodyParserErrors,
+    expressMiddleware(apollo, {
+      context: async ({ req, res }) => {
+        try {
+          return await context(req, res);
+        } catch (err) {
+          const { error } = normalizeError(err);
+          // Apollo answers a context failure with extensions.http.status.
+          throw new GraphQLError(error.message, { extensions: { code: error.code, http: { status: statusOf(error.code) } } });
+        }
+      },
+    }),
+  );
+
+  const rest = createRestRouter({ schema, routes, context, onInternalError });
+  app.use(config.restBasePath || '/', json, bodyParserErrors, rest);
+
+  app.use((req, res) => {
+    res.status(404).json(errorBody('NOT_FOUND', `No route for ${req.method} ${req.path}.`));
+  });
+  app.use((err: unknown, req: Request, res: Response, _next: express.NextFunction) => {
+    const status = (err as { status?: number } | null)?.status;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      // Errors raised by Express itself for a bad request (e.g. a malformed URL).
+      const code = status === 413 ? 'PAYLOAD_TOO_LARGE' : status === 404 ? 'NOT_FOUND' : 'BAD_USER_INPUT';
+      return void res.status(statusOf(code)).json(errorBody(code, (err as Error).message || 'Bad request.'));
+    }
+    sendError(res, req, err, onInternalError);
+  });
+
+  return {
+    server,
+    listen: (port = config.port, host = config.host) =>
+      new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          server.off('error', reject);
+          resolve((server.address() as { port: number }).port);
+        });
+      }),
+    close: async () => {
+      await apollo.stop(); // drains the HTTP server
+      if (server.listening) await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}

@@ -1,0 +1,216 @@
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { Config } from '../config.ts';
+import type { Em } from '../db/orm.ts';
+import { AppError, badInput, notFound, unauthenticated } from '../errors.ts';
+import { Organization } from '../organizations/organization.entity.ts';
+import { requireAdmin, requireMember } from '../access.ts';
+import { ApiKey } from './api-key.entity.ts';
+import { ANONYMOUS, type Auth } from './auth.ts';
+import { LoginThrottle } from './login-throttle.ts';
+import { Membership, MemberRole } from './membership.entity.ts';
+import {
+  DUMMY_PASSWORD_HASH,
+  hashPassword,
+  hashToken,
+  newToken,
+  randomPassword,
+  tokenKind,
+  verifyPassword,
+} from './secrets.ts';
+import { Session } from './session.entity.ts';
+import { User } from './user.entity.ts';
+
+export interface Credentials {
+  /** From `Authorization: Bearer …`: must be valid when present. */
+  bearer?: string | null;
+  /** From the session cookie: a stale cookie is ignored (the caller is anonymous). */
+  cookie?: string | null;
+}
+
+export interface SignedIn {
+  token: string;
+  expiresAt: Date;
+  user: User;
+  organization: Organization;
+}
+
+const API_KEY_TOUCH_MS = 60_000;
+
+export class AuthService {
+  private readonly throttle = new LoginThrottle();
+
+  constructor(private readonly config: Config) {}
+
+  /** Resolves the caller. Throws UNAUTHENTICATED for a Bearer token that is unknown, revoked or expired. */
+  async authenticate(em: Em, creds: Credentials): Promise<Auth> {
+    if (creds.bearer) {
+      const auth = await this.resolveToken(em, creds.bearer);
+      if (!auth) throw unauthenticated('The API key or session token is invalid, revoked or expired.');
+      return auth;
+    }
+    if (creds.cookie) return (await this.resolveToken(em, creds.cookie)) ?? ANONYMOUS;
+    return ANONYMOUS;
+  }
+
+  private async resolveToken(em: Em, token: string): Promise<Auth | null> {
+    const kind = tokenKind(token);
+    if (!kind || token.length > 200) return null;
+    const tokenHash = hashToken(token);
+    if (kind === 'ak') {
+      const key = await em.findOne(ApiKey, { keyHash: tokenHash, revokedAt: null });
+      if (!key) return null;
+      const now = Date.now();
+      if (!key.lastUsedAt || now - key.lastUsedAt.getTime() > API_KEY_TOUCH_MS) {
+        await em.nativeUpdate(ApiKey, { id: key.id }, { lastUsedAt: new Date(now) });
+      }
+      return { kind: 'apiKey', organizationId: key.organization.id, apiKeyId: key.id };
+    }
+    const session = await em.findOne(Session, { tokenHash, revokedAt: null, expiresAt: { $gt: new Date() } });
+    if (!session) return null;
+    const membership = await em.findOne(Membership, {
+      user: session.user.id,
+      organization: session.organization.id,
+    });
+    if (!membership) return null;
+    return {
+      kind: 'session',
+      organizationId: session.organization.id,
+      userId: session.user.id,
+      sessionId: session.id,
+      role: membership.role,
+    };
+  }
+
+  /** Creates an organization, its owner and a session. Throws FORBIDDEN (sign-up closed), BAD_USER_INPUT, CONFLICT. */
+  async signUp(em: Em, input: { email: string; password: string; organizationName: string }): Promise<SignedIn> {
+    if (!this.config.signupEnabled) throw new AppError('FORBIDDEN', 'Sign-up is closed on this service.');
+    const { user, organization } = await this.createOwner(em, input);
+    return this.openSession(em, user, organization);
+  }
+
+  /** Throws UNAUTHENTICATED (wrong email or password), RATE_LIMITED. */
+  async login(em: Em, input: { email: string; password: string }, ip: string): Promise<SignedIn> {
+    const email = normalizeEmail(input.email);
+    const key = `${ip}|${email}`;
+    if (this.throttle.isBlocked(key)) {
+      throw new AppError('RATE_LIMITED', 'Too many failed sign-ins; try again in 15 minutes.');
+    }
+    const user = await em.findOne(User, { email }, { populate: ['passwordHash'] });
+    const ok = await verifyPassword(input.password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
+    const membership = ok && user
+      ? await em.findOne(Membership, { user }, { populate: ['organization'], orderBy: { createdAt: 'asc' } })
+      : null;
+    if (!user || !ok || !membership) {
+      this.throttle.fail(key);
+      throw unauthenticated('Wrong email or password.');
+    }
+    this.throttle.succeed(key);
+    return this.openSession(em, user, membership.organization);
+  }
+
+  /** Revokes the calling session. Throws UNAUTHENTICATED. */
+  async logout(em: Em, auth: Auth): Promise<boolean> {
+    const member = requireMember(auth);
+    if (member.kind !== 'session') return false;
+    await em.nativeUpdate(Session, { id: member.sessionId }, { revokedAt: new Date() });
+    return true;
+  }
+
+  async me(em: Em, auth: Auth): Promise<{ user: User | null; organization: Organization; role: MemberRole | null; via: Auth['kind'] }> {
+    const member = requireMember(auth);
+    const organization = await em.findOneOrFail(Organization, member.organizationId);
+    if (member.kind === 'session') {
+      const user = await em.findOneOrFail(User, member.userId);
+      return { user, organization, role: member.role, via: member.kind };
+    }
+    return { user: null, organization, role: null, via: member.kind };
+  }
+
+  /** Throws UNAUTHENTICATED, FORBIDDEN (API keys cannot mint keys; members cannot either). */
+  async createApiKey(em: Em, auth: Auth, input: { name: string }): Promise<{ apiKey: ApiKey; key: string }> {
+    const admin = requireAdmin(auth);
+    return this.issueApiKey(em, admin.organizationId, input.name, admin.userId);
+  }
+
+  async listApiKeys(em: Em, auth: Auth): Promise<ApiKey[]> {
+    const admin = requireAdmin(auth);
+    return em.find(ApiKey, { organization: admin.organizationId }, { orderBy: { createdAt: 'desc', id: 'desc' } });
+  }
+
+  /** Throws UNAUTHENTICATED, FORBIDDEN, NOT_FOUND. */
+  async revokeApiKey(em: Em, auth: Auth, id: string): Promise<ApiKey> {
+    const admin = requireAdmin(auth);
+    const key = await em.findOne(ApiKey, { id, organization: admin.organizationId });
+    if (!key) throw notFound('API key');
+    key.revokedAt ??= new Date();
+    await em.flush();
+    return key;
+  }
+
+  /**
+   * The dashboard-less bootstrap used by `npm run setup`: an organization, its owner and an
+   * API key. Throws BAD_USER_INPUT, CONFLICT.
+   */
+  async setup(em: Em, input: { organizationName: string; email: string; password?: string }) {
+    const password = input.password ?? randomPassword();
+    const { user, organization } = await this.createOwner(em, { ...input, password });
+    const { key } = await this.issueApiKey(em, organization.id, 'setup', user.id);
+    return { organizationId: organization.id, userId: user.id, apiKey: key, password };
+  }
+
+  private async createOwner(em: Em, input: { email: string; password: string; organizationName: string }) {
+    const email = normalizeEmail(input.email);
+    if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 254) {
+      throw badInput('email is not a valid email address.', { field: 'email' });
+    }
+    if (input.password.length < 8 || input.password.length > 200) {
+      throw badInput('password must be 8 to 200 characters long.', { field: 'password' });
+    }
+    const name = input.organizationName.trim();
+    if (!name || name.length > 200) {
+      throw badInput('organizationName must be 1 to 200 characters long.', { field: 'organizationName' });
+    }
+    const passwordHash = await hashPassword(input.password);
+    try {
+      return await em.transactional(async (tx) => {
+        const organization = tx.create(Organization, { name });
+        const user = tx.create(User, { email, passwordHash });
+        tx.create(Membership, { user, organization, role: MemberRole.owner });
+        await tx.flush();
+        return { user, organization };
+      });
+    } catch (err) {
+      if (err instanceof UniqueConstraintViolationException) {
+        throw new AppError('CONFLICT', 'An account with this email already exists.', { field: 'email' });
+      }
+      throw err;
+    }
+  }
+
+  private async issueApiKey(em: Em, organizationId: string, name: string, userId?: string) {
+    const trimmed = name.trim();
+    if (!trimmed || trimmed.length > 100) throw badInput('name must be 1 to 100 characters long.', { field: 'name' });
+    const key = newToken('ak');
+    const apiKey = em.create(ApiKey, {
+      organization: organizationId,
+      createdBy: userId ?? null,
+      name: trimmed,
+      prefix: key.slice(0, 10),
+      keyHash: hashToken(key),
+    });
+    await em.flush();
+    return { apiKey, key };
+  }
+
+  private async openSession(em: Em, user: User, organization: Organization): Promise<SignedIn> {
+    const token = newToken('st');
+    const expiresAt = new Date(Date.now() + this.config.sessionTtlDays * 86_400_000);
+    em.create(Session, { user, organization, tokenHash: hashToken(token), expiresAt });
+    await em.flush();
+    return { token, expiresAt, user, organization };
+  }
+}
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}

@@ -1,0 +1,33 @@
+import { Entity, Enum, Index, ManyToOne, Property } from '@mikro-orm/decorators/legacy';
+import { Field, Int, ObjectType } from 'type-graphql';
+import { BaseEntity } from '../db/base.entity.ts';
+import { Organization } from '../organizations/organization.entity.ts';
+import { Visibility } from '../vocabulary.ts';
+
+@ObjectType({ description: 'A collection of datasources whose chunks agents retrieve from.' })
+@Entity({ tableName: 'datastores' })
+@Index({ properties: ['organization', 'id'] })
+export class Datastore extends BaseEntity {
+  @ManyToOne(() => Organization, { deleteRule: 'cascade' })
+  organization!: Organization;
+
+  @Field()
+  @Property({ type: 'text' })
+  name!: string;
+
+  @Field()
+  @Property({ type: 'text', default: '' })
+  description: string = '';
+
+  @Field(() => Visibility)
+  @Enum({ items: () => Visibility })
+  visibility: Visibility = Visibility.private;
+
+  @Field({ description: 'Embedding model recorded at creation; every chunk of this datastore is embedded with it.' })
+  @Property({ type: 'text' })
+  embeddingModel!: string;
+
+  @Field(() => Int)
+  @Property({ type: 'integer' })
+  embeddingDimension!: number;
+}

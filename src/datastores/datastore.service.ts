@@ -1,0 +1,78 @@
+import type { Auth } from '../auth/auth.ts';
+import { assertCanChange, assertCanRead, requireMember } from '../access.ts';
+import type { Config } from '../config.ts';
+import type { Em } from '../db/orm.ts';
+import { AppError } from '../errors.ts';
+import { isId } from '../ids.ts';
+import { pageArgs, toPage, type Page } from '../graphql/pagination.ts';
+import { Datastore } from './datastore.entity.ts';
+import type { CreateDatastoreInput, UpdateDatastoreInput } from './datastore.inputs.ts';
+
+export class DatastoreService {
+  constructor(private readonly config: Config) {}
+
+  /** Throws NOT_FOUND (unknown, or private to another organization). */
+  async get(em: Em, auth: Auth, id: string): Promise<Datastore> {
+    const found = isId(id) ? await em.findOne(Datastore, id) : null;
+    return assertCanRead(auth, found, 'Datastore');
+  }
+
+  /** The caller's organization's datastores, newest first. Throws UNAUTHENTICATED, BAD_USER_INPUT. */
+  async list(em: Em, auth: Auth, first: number, after?: string | null): Promise<Page<Datastore>> {
+    const member = requireMember(auth);
+    const page = pageArgs(first, after);
+    const rows = await em.find(
+      Datastore,
+      { organization: member.organizationId, ...(page.after ? { id: { $lt: page.after } } : {}) },
+      { orderBy: { id: 'desc' }, limit: page.first + 1 },
+    );
+    return toPage(rows, page.first);
+  }
+
+  /** Throws UNAUTHENTICATED. */
+  async create(em: Em, auth: Auth, input: CreateDatastoreInput): Promise<Datastore> {
+    const member = requireMember(auth);
+    const datastore = em.create(Datastore, {
+      organization: member.organizationId,
+      name: input.name,
+      description: input.description ?? '',
+      visibility: input.visibility,
+      embeddingModel: this.config.embedding.model,
+      embeddingDimension: this.config.embedding.dimension,
+    });
+    await em.flush();
+    return datastore;
+  }
+
+  /** Throws UNAUTHENTICATED, FORBIDDEN, NOT_FOUND. */
+  async update(em: Em, auth: Auth, id: string, input: UpdateDatastoreInput): Promise<Datastore> {
+    const datastore = assertCanChange(auth, isId(id) ? await em.findOne(Datastore, id) : null, 'Datastore');
+    if (input.name != null) datastore.name = input.name;
+    if (input.description != null) datastore.description = input.description;
+    if (input.visibility != null) datastore.visibility = input.visibility;
+    await em.flush();
+    return datastore;
+  }
+
+  /** Removes the datastore (agents lose the link). Throws UNAUTHENTICATED, FORBIDDEN, NOT_FOUND. */
+  async delete(em: Em, auth: Auth, id: string): Promise<Datastore> {
+    const datastore = assertCanChange(auth, isId(id) ? await em.findOne(Datastore, id) : null, 'Datastore');
+    await em.remove(datastore).flush();
+    return datastore;
+  }
+
+  /** Datastores of the caller's organization with these ids. Throws NOT_FOUND naming the first missing one. */
+  async requireOwned(em: Em, organizationId: string, ids: string[]): Promise<Datastore[]> {
+    const unique = [...new Set(ids)];
+    const found = unique.every(isId)
+      ? await em.find(Datastore, { id: { $in: unique }, organization: organizationId })
+      : [];
+    const missing = unique.find((id) => !found.some((d) => d.id === id));
+    if (missing) throw notFoundDatastore(missing);
+    return found;
+  }
+}
+
+function notFoundDatastore(id: string): AppError {
+  return new AppError('NOT_FOUND', `Datastore ${id} not found.`, { field: 'datastoreIds', id });
+}

@@ -1,0 +1,9 @@
+import { Agent } from '../agents/agent.entity.ts';
+import { ApiKey } from '../auth/api-key.entity.ts';
+import { Membership } from '../auth/membership.entity.ts';
+import { Session } from '../auth/session.entity.ts';
+import { User } from '../auth/user.entity.ts';
+import { Datastore } from '../datastores/datastore.entity.ts';
+import { Organization } from '../organizations/organization.entity.ts';
+
+export const entities = [Organization, User, Membership, Session, ApiKey, Datastore, Agent];

@@ -1,0 +1,108 @@
+import { mkdirSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
+import { ReflectMetadataProvider } from '@mikro-orm/decorators/legacy';
+import { Migrator } from '@mikro-orm/migrations';
+import { PgliteDriver } from '@mikro-orm/pglite';
+import { PostgreSqlDriver } from '@mikro-orm/postgresql';
+import { MikroORM, type SqlEntityManager } from '@mikro-orm/sql';
+import { migrations } from '../../migrations/index.ts';
+import type { DatabaseConfig } from '../config.ts';
+import { entities } from './entities.ts';
+
+export type Orm = MikroORM;
+export type Em = SqlEntityManager;
+
+export class DatabaseSetupError extends Error {
+  override name = 'DatabaseSetupError';
+}
+
+export interface Database {
+  orm: Orm;
+  /** The in-process PGlite instance when embedded (shared with pg-boss), else null. */
+  pglite: PGlite | null;
+  close(): Promise<void>;
+}
+
+/** Opens the database, checks pgvector is there, and (unless told not to) applies migrations. */
+export async function openDatabase(
+  config: DatabaseConfig,
+  opts: { migrate?: boolean; debug?: boolean } = {},
+): Promise<Database> {
+  const common = {
+    entities,
+    metadataProvider: ReflectMetadataProvider,
+    extensions: [Migrator],
+    migrations: {
+      migrationsList: migrations,
+      tableName: 'mikro_orm_migrations',
+      transactional: true,
+      allOrNothing: true,
+      snapshot: false,
+    },
+    debug: opts.debug ?? false,
+    // Identity map is per request (em.fork()); the global one is never used for work.
+    allowGlobalContext: false,
+  };
+
+  let orm: Orm;
+  let pglite: PGlite | null = null;
+  if (config.kind === 'pglite') {
+    if (config.dataDir) mkdirSync(config.dataDir, { recursive: true });
+    pglite = await PGlite.create({
+      dataDir: config.dataDir ?? undefined,
+      extensions: { vector },
+    });
+    const instance = pglite;
+    orm = await MikroORM.init({ ...common, driver: PgliteDriver, dbName: 'postgres', driverOptions: { pglite: instance } } as never);
+  } else {
+    orm = await MikroORM.init({
+      ...common,
+      driver: PostgreSqlDriver,
+      clientUrl: config.url,
+      pool: { min: 0, max: 20 },
+    } as never);
+  }
+
+  const close = async () => {
+    await orm.close(true);
+    if (pglite && !pglite.closed) await pglite.close();
+  };
+
+  try {
+    await assertPgvector(orm, config);
+    if (opts.migrate !== false) await orm.migrator.up();
+  } catch (err) {
+    await close().catch(() => {});
+    throw err;
+  }
+  return { orm, pglite, close };
+}
+
+/** One clear sentence when the server cannot give us the vector type. */
+export async function assertPgvector(orm: Orm, config: DatabaseConfig): Promise<void> {
+  let rows: { name: string }[];
+  try {
+    rows = await orm.em.getConnection().execute(
+      `select name from pg_available_extensions where name = 'vector'`,
+    );
+  } catch (err) {
+    throw new DatabaseSetupError(`Cannot reach the database: ${(err as Error).message}`);
+  }
+  if (rows.length === 0) {
+    const where = config.kind === 'postgres' ? `the PostgreSQL server at ${redact(config.url)}` : 'the embedded database';
+    throw new DatabaseSetupError(
+      `The pgvector extension is missing on ${where}: install pgvector there (for example the postgresql-17-pgvector package) or use a PostgreSQL service that offers it.`,
+    );
+  }
+}
+
+function redact(url: string): string {
+  const u = new URL(url);
+  return `${u.hostname}:${u.port || 5432}${u.pathname}`;
+}
+
+/** Pending migrations, for /readyz. */
+export async function pendingMigrations(orm: Orm): Promise<number> {
+  return (await orm.migrator.getPending()).length;
+}

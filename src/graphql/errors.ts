@@ -1,0 +1,59 @@
+import { GraphQLError } from 'graphql';
+import { ArgumentValidationError, AuthorizationError, AuthenticationError } from 'type-graphql';
+import { AppError, isErrorCode, type ErrorDetails } from '../errors.ts';
+
+/** Codes GraphQL machinery raises for a request the client got wrong. */
+const CLIENT_CODES = new Set([
+  'BAD_USER_INPUT',
+  'GRAPHQL_PARSE_FAILED',
+  'GRAPHQL_VALIDATION_FAILED',
+  'BAD_REQUEST',
+  'OPERATION_RESOLUTION_FAILURE',
+  'PERSISTED_QUERY_NOT_SUPPORTED',
+  'PERSISTED_QUERY_NOT_FOUND',
+]);
+
+/**
+ * Turns whatever a GraphQL execution produced into an AppError of the table. Both transports
+ * call this, so they agree on every code. Returns `internal: true` for what must be logged.
+ */
+export function normalizeError(error: unknown): { error: AppError; internal: boolean } {
+  const gqlError = error instanceof GraphQLError ? error : null;
+  const original = gqlError?.originalError ?? error;
+
+  if (original instanceof AppError) return { error: original, internal: false };
+  if (original instanceof ArgumentValidationError) {
+    const fields: Record<string, string> = {};
+    for (const v of original.extensions.validationErrors ?? []) {
+      fields[String(v.property)] = Object.values(v.constraints ?? {}).join('; ') || 'is not valid';
+    }
+    const names = Object.keys(fields);
+    const message = names.length ? names.map((f) => fields[f]).join('; ') : 'The input is not valid.';
+    return { error: new AppError('BAD_USER_INPUT', message, { field: names[0], fields }), internal: false };
+  }
+  if (original instanceof AuthenticationError) {
+    return { error: new AppError('UNAUTHENTICATED', 'Missing or invalid credentials.'), internal: false };
+  }
+  if (original instanceof AuthorizationError) return { error: new AppError('FORBIDDEN'), internal: false };
+
+  if (gqlError && !gqlError.originalError) {
+    const code = gqlError.extensions?.code;
+    if (code === undefined || (typeof code === 'string' && CLIENT_CODES.has(code))) {
+      // Parse, validation and variable-coercion errors: the message names the field.
+      return { error: new AppError('BAD_USER_INPUT', gqlError.message, fieldDetails(gqlError.message)), internal: false };
+    }
+    if (isErrorCode(code)) return { error: new AppError(code, gqlError.message), internal: false };
+  }
+  return { error: new AppError('INTERNAL', undefined, undefined, original), internal: true };
+}
+
+/** `Variable "$input" got invalid value … at "input.temperature"` -> { field: 'temperature' }. */
+function fieldDetails(message: string): ErrorDetails | undefined {
+  const at = /at "[^".]+\.([^"]+)"/.exec(message);
+  if (at) return { field: at[1] };
+  const field = /Field "([^"]+)"/.exec(message);
+  if (field) return { field: field[1] };
+  const variable = /Variable "\$([^"]+)"/.exec(message);
+  if (variable) return { field: variable[1] };
+  return undefined;
+}

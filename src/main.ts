@@ -1,0 +1,50 @@
+import { start } from './boot.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import { lockDataDir } from './db/lock.ts';
+import { DatabaseSetupError } from './db/orm.ts';
+
+async function main() {
+  const config = loadConfig();
+  const unlock = config.database.kind === 'pglite' && config.database.dataDir ? lockDataDir(config.database.dataDir) : () => {};
+  let running;
+  try {
+    running = await start(config);
+  } catch (err) {
+    unlock();
+    throw err;
+  }
+  const { logger, port, stop } = running;
+  logger.info('listening', {
+    url: `http://localhost:${port}`,
+    graphql: '/graphql',
+    rest: config.restBasePath || '/',
+    database: config.database.kind,
+    role: config.role,
+  });
+
+  const shutdown = async (signal: string) => {
+    logger.info('shutting down', { signal });
+    const timer = setTimeout(() => {
+      logger.error('shutdown timed out; exiting');
+      process.exit(1);
+    }, 15_000);
+    timer.unref();
+    try {
+      await stop();
+    } finally {
+      unlock();
+    }
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  if (err instanceof ConfigError || err instanceof DatabaseSetupError) {
+    process.stderr.write(`${err.message}\n`);
+  } else {
+    process.stderr.write(`Start-up failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+  }
+  process.exit(1);
+});
