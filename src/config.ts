@@ -22,8 +22,23 @@ export interface Config {
   readonly introspection: boolean;
   readonly jsonBodyLimitBytes: number;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
-  /** Recorded on each datastore at creation. */
-  readonly embedding: { readonly model: string; readonly dimension: number };
+  /** Any OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, LM Studio…); null = embedded defaults. */
+  readonly openai: { readonly baseUrl: string; readonly apiKey: string } | null;
+  /** Recorded on each datastore at creation. `local` = the model shipped in an npm package. */
+  readonly embedding: {
+    readonly provider: 'local' | 'openai';
+    readonly model: string;
+    readonly dimension: number;
+    readonly batchSize: number;
+  };
+  readonly storage:
+    | { readonly kind: 'local'; readonly dir: string }
+    | { readonly kind: 'gcs'; readonly bucket: string; readonly apiEndpoint: string | null; readonly projectId: string | null };
+  /** Base URL this service is reached at, for links it hands out (local upload links). */
+  readonly publicUrl: string;
+  readonly uploadMaxBytes: number;
+  /** Crawlers refuse private, loopback and link-local addresses unless this is true. */
+  readonly allowPrivateUrls: boolean;
 }
 
 export class ConfigError extends Error {
@@ -105,8 +120,41 @@ export function loadConfig(env: Env = process.env): Config {
     introspection: bool('GRAPHQL_INTROSPECTION', nodeEnv !== 'production'),
     jsonBodyLimitBytes: int('JSON_BODY_LIMIT_BYTES', 1_048_576, 1024, 104_857_600),
     logLevel: oneOf('LOG_LEVEL', ['debug', 'info', 'warn', 'error', 'silent'] as const, 'info'),
-    embedding: { model: 'local/universal-sentence-encoder', dimension: 512 },
+    openai: null,
+    embedding: { provider: 'local', model: 'universal-sentence-encoder', dimension: 512, batchSize: 64 },
+    storage: { kind: 'local', dir: path.join(dataDir, 'files') },
+    publicUrl: '',
+    uploadMaxBytes: int('UPLOAD_MAX_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    allowPrivateUrls: bool('ALLOW_PRIVATE_URLS', false),
   };
+  const mutable = config as { -readonly [K in keyof Config]: Config[K] };
+  mutable.publicUrl = (env.PUBLIC_URL || `http://localhost:${config.port}`).replace(/\/+$/, '');
+  if (!/^https?:\/\/[^/]+/.test(mutable.publicUrl)) problems.push(`PUBLIC_URL must be an http(s) URL (got "${env.PUBLIC_URL}")`);
+
+  if (env.OPENAI_BASE_URL || env.OPENAI_API_KEY) {
+    mutable.openai = {
+      baseUrl: (env.OPENAI_BASE_URL || 'https://api.openai.com/v1').replace(/\/+$/, ''),
+      apiKey: env.OPENAI_API_KEY || 'not-needed',
+    };
+  }
+  if (env.EMBEDDING_MODEL) {
+    if (!mutable.openai) problems.push('EMBEDDING_MODEL needs OPENAI_BASE_URL or OPENAI_API_KEY (an OpenAI-compatible endpoint)');
+    mutable.embedding = {
+      provider: 'openai',
+      model: env.EMBEDDING_MODEL,
+      dimension: int('EMBEDDING_DIMENSION', 1536, 1, 16000),
+      batchSize: int('EMBEDDING_BATCH_SIZE', 256, 1, 2048),
+    };
+  }
+  if (env.GCS_BUCKET) {
+    mutable.storage = {
+      kind: 'gcs',
+      bucket: env.GCS_BUCKET,
+      apiEndpoint: env.GCS_API_ENDPOINT || null,
+      projectId: env.GCS_PROJECT_ID || null,
+    };
+  }
+
   if (problems.length) throw new ConfigError(problems);
   return Object.freeze(config);
 }

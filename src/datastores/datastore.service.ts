@@ -37,7 +37,7 @@ export class DatastoreService {
       name: input.name,
       description: input.description ?? '',
       visibility: input.visibility,
-      embeddingModel: this.config.embedding.model,
+      embeddingModel: `${this.config.embedding.provider}/${this.config.embedding.model}`,
       embeddingDimension: this.config.embedding.dimension,
     });
     await em.flush();

@@ -39,6 +39,7 @@ export async function openDatabase(
       transactional: true,
       allOrNothing: true,
       snapshot: false,
+      silent: true,
     },
     debug: opts.debug ?? false,
     // Identity map is per request (em.fork()); the global one is never used for work.
