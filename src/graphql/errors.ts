@@ -36,13 +36,14 @@ export function normalizeError(error: unknown): { error: AppError; internal: boo
   }
   if (original instanceof AuthorizationError) return { error: new AppError('FORBIDDEN'), internal: false };
 
-  if (gqlError && !gqlError.originalError) {
+  // Request-level errors (parse, validation, variable coercion) carry no path: the client's doing.
+  const requestLevel = gqlError && !gqlError.path && (!gqlError.originalError || gqlError.originalError instanceof GraphQLError);
+  if (gqlError && requestLevel) {
     const code = gqlError.extensions?.code;
     if (code === undefined || (typeof code === 'string' && CLIENT_CODES.has(code))) {
-      // Parse, validation and variable-coercion errors: the message names the field.
       return { error: new AppError('BAD_USER_INPUT', gqlError.message, fieldDetails(gqlError.message)), internal: false };
     }
-    if (isErrorCode(code)) return { error: new AppError(code, gqlError.message), internal: false };
+    if (isErrorCode(code) && code !== 'INTERNAL') return { error: new AppError(code, gqlError.message), internal: false };
   }
   return { error: new AppError('INTERNAL', undefined, undefined, original), internal: true };
 }

@@ -1,0 +1,223 @@
+/**
+ * Every REST path of the foundation x every kind of caller x public/private agent:
+ * the status and the documented JSON shape, and that a refused call changed nothing.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gql, http, newOrganization } from './support/client.ts';
+import { startTestApp, type TestApp } from './support/app.ts';
+
+let app: TestApp;
+let own: Awaited<ReturnType<typeof newOrganization>>;
+let other: Awaited<ReturnType<typeof newOrganization>>;
+
+beforeAll(async () => {
+  app = await startTestApp();
+  own = await newOrganization(app.url, 'Own');
+  other = await newOrganization(app.url, 'Other');
+});
+afterAll(() => app?.close());
+
+type Caller = 'none' | 'invalid' | 'otherKey' | 'ownKey' | 'ownSession';
+const callers: Caller[] = ['none', 'invalid', 'otherKey', 'ownKey', 'ownSession'];
+const tokenOf = (c: Caller) =>
+  ({ none: null, invalid: 'ak_not-a-real-key', otherKey: other.apiKey, ownKey: own.apiKey, ownSession: own.session })[c];
+
+let seq = 0;
+async function createAgent(visibility: 'public' | 'private') {
+  const handle = `agent-${visibility}-${++seq}-${Date.now() % 100000}`;
+  const res = await gql(
+    app.url,
+    `mutation($input: CreateAgentInput!) { createAgent(input: $input) { id } }`,
+    {
+      input: {
+        name: `Agent ${seq}`,
+        description: 'Original description',
+        handle,
+        visibility,
+        modelName: 'model_4',
+        temperature: 0.3,
+        systemPrompt: 'You are helpful.',
+        userPrompt: 'Answer: {query}',
+      },
+    },
+    { token: own.apiKey },
+  );
+  expect(res.errors).toBeUndefined();
+  return { id: res.data.createAgent.id as string, handle };
+}
+
+async function readAsOwner(id: string) {
+  return http('GET', `${app.api}/agents/${id}`, { token: own.apiKey });
+}
+
+const AGENT_RECORD_KEYS = [
+  'id',
+  'name',
+  'description',
+  'modelName',
+  'temperature',
+  'visibility',
+  'systemPrompt',
+  'userPrompt',
+  'promptType',
+  'promptTemplate',
+];
+
+const getExpect: Record<'public' | 'private', Record<Caller, number>> = {
+  public: { none: 200, invalid: 401, otherKey: 200, ownKey: 200, ownSession: 200 },
+  private: { none: 404, invalid: 401, otherKey: 404, ownKey: 200, ownSession: 200 },
+};
+const changeExpect: Record<'public' | 'private', Record<Caller, number>> = {
+  public: { none: 401, invalid: 401, otherKey: 403, ownKey: 200, ownSession: 200 },
+  private: { none: 401, invalid: 401, otherKey: 404, ownKey: 200, ownSession: 200 },
+};
+
+const cases = (['public', 'private'] as const).flatMap((visibility) => callers.map((caller) => ({ visibility, caller })));
+
+describe('GET /agents/{id} (endpoint 10)', () => {
+  it.each(cases)('$visibility agent, caller $caller', async ({ visibility, caller }) => {
+    const agent = await createAgent(visibility);
+    const expected = getExpect[visibility][caller];
+    for (const ref of [agent.id, `@${agent.handle}`]) {
+      const res = await http('GET', `${app.api}/agents/${encodeURIComponent(ref)}`, { token: tokenOf(caller) });
+      expect(res.status, `${ref}: ${JSON.stringify(res.body)}`).toBe(expected);
+      if (expected === 200) {
+        expect(res.body).toEqual({
+          id: agent.id,
+          handle: agent.handle,
+          name: expect.any(String),
+          description: 'Original description',
+          visibility,
+        });
+      } else {
+        expect(res.body.error.code).toBe({ 401: 'UNAUTHENTICATED', 404: 'NOT_FOUND' }[expected as 401 | 404]);
+        expect(JSON.stringify(res.body)).not.toContain('Original description');
+      }
+    }
+  });
+});
+
+describe('PATCH /agents/{id} (endpoint 11)', () => {
+  it.each(cases)('$visibility agent, caller $caller', async ({ visibility, caller }) => {
+    const agent = await createAgent(visibility);
+    const res = await http('PATCH', `${app.api}/agents/${agent.id}`, {
+      token: tokenOf(caller),
+      body: { description: 'Changed', temperature: 0.9, name: 'Renamed' },
+    });
+    const expected = changeExpect[visibility][caller];
+    expect(res.status, JSON.stringify(res.body)).toBe(expected);
+    const after = await readAsOwner(agent.id);
+    if (expected === 200) {
+      expect(Object.keys(res.body)).toEqual(expect.arrayContaining(AGENT_RECORD_KEYS));
+      expect(res.body).toMatchObject({
+        id: agent.id,
+        name: 'Renamed',
+        description: 'Changed',
+        temperature: 0.9,
+        modelName: 'model_4',
+        visibility,
+        systemPrompt: 'You are helpful.',
+        userPrompt: 'Answer: {query}',
+        promptType: null,
+        promptTemplate: null,
+      });
+      expect(after.body.description).toBe('Changed');
+    } else {
+      expect(res.body.error.code).toBe({ 401: 'UNAUTHENTICATED', 403: 'FORBIDDEN', 404: 'NOT_FOUND' }[expected as 401]);
+      expect(after.body.description).toBe('Original description');
+    }
+  });
+});
+
+describe('DELETE /agents/{id} (endpoint 12)', () => {
+  it.each(cases)('$visibility agent, caller $caller', async ({ visibility, caller }) => {
+    const agent = await createAgent(visibility);
+    const res = await http('DELETE', `${app.api}/agents/${agent.id}`, { token: tokenOf(caller), body: {} });
+    const expected = changeExpect[visibility][caller];
+    expect(res.status, JSON.stringify(res.body)).toBe(expected);
+    const after = await readAsOwner(agent.id);
+    if (expected === 200) {
+      expect(res.body).toMatchObject({ id: agent.id, description: 'Original description', visibility });
+      expect(Object.keys(res.body)).toEqual(expect.arrayContaining(AGENT_RECORD_KEYS));
+      expect(after.status).toBe(404);
+    } else {
+      expect(after.status).toBe(200);
+    }
+  });
+
+  it('accepts a DELETE without a body', async () => {
+    const agent = await createAgent('private');
+    const res = await http('DELETE', `${app.api}/agents/${agent.id}`, { token: own.apiKey });
+    expect(res.status).toBe(200);
+    expect(res.body.id).toBe(agent.id);
+  });
+});
+
+describe('bad input over REST', () => {
+  it('PATCH without description -> 400 naming the field, nothing changed', async () => {
+    const agent = await createAgent('private');
+    const res = await http('PATCH', `${app.api}/agents/${agent.id}`, { token: own.apiKey, body: { name: 'No description' } });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'description' } });
+    expect((await readAsOwner(agent.id)).body.name).not.toBe('No description');
+  });
+
+  it.each([
+    [{ description: 'x', temperature: 1.5 }, 'temperature'],
+    [{ description: 'x', temperature: -0.1 }, 'temperature'],
+    [{ description: 'x', temperature: 'hot' }, 'temperature'],
+    [{ description: 'x', visibility: 'secret' }, 'visibility'],
+    [{ description: 'x', modelName: 'gpt-5' }, 'modelName'],
+    [{ description: 'x', promptType: 'fancy' }, 'promptType'],
+    [{ description: 42 }, 'description'],
+    [{ description: 'x', unknownField: true }, 'unknownField'],
+  ])('PATCH %j -> 400 on %s', async (body, field) => {
+    const agent = await createAgent('private');
+    const res = await http('PATCH', `${app.api}/agents/${agent.id}`, { token: own.apiKey, body });
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    expect(res.body.error.code).toBe('BAD_USER_INPUT');
+    expect(res.body.error.details.field).toBe(field);
+    expect(res.body.error.message).toContain(field);
+    expect((await readAsOwner(agent.id)).body.description).toBe('Original description');
+  });
+
+  it('malformed JSON -> 400 JSON error', async () => {
+    const agent = await createAgent('private');
+    const res = await http('PATCH', `${app.api}/agents/${agent.id}`, { token: own.apiKey, rawBody: '{"description": "x"' });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toEqual({ code: 'BAD_USER_INPUT', message: 'The request body is not valid JSON.' });
+  });
+
+  it('a body over the limit -> 413', async () => {
+    const agent = await createAgent('private');
+    const res = await http('PATCH', `${app.api}/agents/${agent.id}`, {
+      token: own.apiKey,
+      body: { description: 'x'.repeat(1_100_000) },
+    });
+    expect(res.status).toBe(413);
+    expect(res.body.error.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+
+  it('unknown ids and handles -> 404', async () => {
+    for (const id of ['not-an-id', '01a20258-07dc-7d9b-9f4d-0df70fdea414', '@nobody-here', '%40']) {
+      const res = await http('GET', `${app.api}/agents/${id}`, { token: own.apiKey });
+      expect(res.status, id).toBe(404);
+      expect(res.body.error.code).toBe('NOT_FOUND');
+    }
+  });
+
+  it('unknown route -> 404 JSON', async () => {
+    const res = await http('GET', `${app.api}/nothing/here`);
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe('NOT_FOUND');
+    const bad = await http('GET', `${app.url}/%E0%A4%A`);
+    expect(bad.status).toBeGreaterThanOrEqual(400);
+    expect(bad.status).toBeLessThan(500);
+  });
+
+  it('a malformed Authorization header is an invalid credential', async () => {
+    const agent = await createAgent('public');
+    const res = await http('GET', `${app.api}/agents/${agent.id}`, { headers: { authorization: 'Basic Zm9vOmJhcg==' } });
+    expect(res.status).toBe(401);
+  });
+});

@@ -1,0 +1,67 @@
+/**
+ * Boots the real service for a test file: the real database (embedded PGlite in memory, or a
+ * fresh database on TEST_DATABASE_URL's server), real HTTP on a free port.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { start, type Running } from '../../src/boot.ts';
+import { loadConfig } from '../../src/config.ts';
+
+export interface TestApp extends Running {
+  url: string;
+  /** REST base URL (…/api). */
+  api: string;
+  databaseUrl: string;
+  close(): Promise<void>;
+}
+
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'agentbase-test-'));
+  const database = await createTestDatabase();
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    DATABASE_URL: database.url,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    ...env,
+  });
+  const running = await start(config);
+  const url = `http://127.0.0.1:${running.port}`;
+  return {
+    ...running,
+    url,
+    api: `${url}${config.restBasePath}`,
+    databaseUrl: database.url,
+    close: async () => {
+      await running.stop();
+      await database.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A database of its own per test file, so files run in parallel without teardown races. */
+export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const server = process.env.TEST_DATABASE_URL;
+  if (!server) return { url: 'pglite://memory', drop: async () => {} };
+  const name = `t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  const admin = new pg.Client({ connectionString: server });
+  await admin.connect();
+  await admin.query(`create database "${name}"`);
+  await admin.end();
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: server });
+      await c.connect();
+      await c.query(`drop database if exists "${name}" with (force)`);
+      await c.end();
+    },
+  };
+}
