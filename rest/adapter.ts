@@ -1,6 +1,6 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { execute, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
-import { errorBody, statusOf, type AppError } from '../src/errors.ts';
+import { AppError, errorBody, statusOf } from '../src/errors.ts';
 import type { Context } from '../src/graphql/context.ts';
 import { normalizeError } from '../src/graphql/errors.ts';
 import type { RestRoute } from './routes.ts';
@@ -54,16 +54,18 @@ export function sendAppError(res: Response, error: AppError) {
 }
 
 /** express.json failures (bad JSON, too large, wrong charset) as table errors. */
-export function bodyParserErrors(err: unknown, _req: Request, res: Response, next: NextFunction) {
+export function bodyParserError(err: unknown): AppError | null {
   const type = (err as { type?: string } | null)?.type;
-  if (type === 'entity.parse.failed') {
-    return void res.status(400).json(errorBody('BAD_USER_INPUT', 'The request body is not valid JSON.'));
-  }
-  if (type === 'entity.too.large') {
-    return void res.status(413).json(errorBody('PAYLOAD_TOO_LARGE', 'The request body is too large.'));
-  }
+  if (type === 'entity.parse.failed') return new AppError('BAD_USER_INPUT', 'The request body is not valid JSON.');
+  if (type === 'entity.too.large') return new AppError('PAYLOAD_TOO_LARGE', 'The request body is too large.');
   if (type === 'charset.unsupported' || type === 'encoding.unsupported') {
-    return void res.status(415).json(errorBody('UNSUPPORTED_MEDIA_TYPE', 'The request body encoding is not supported.'));
+    return new AppError('UNSUPPORTED_MEDIA_TYPE', 'The request body encoding is not supported; send UTF-8 JSON.');
   }
+  return null;
+}
+
+export function bodyParserErrors(err: unknown, _req: Request, res: Response, next: NextFunction) {
+  const error = bodyParserError(err);
+  if (error) return sendAppError(res, error);
   next(err);
 }

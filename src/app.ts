@@ -6,7 +6,7 @@ import { expressMiddleware } from '@as-integrations/express5';
 import express, { type Request, type Response } from 'express';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { createHandler as createSseHandler } from 'graphql-sse/lib/use/express';
-import { bodyParserErrors, createRestRouter, sendError } from '../rest/adapter.ts';
+import { bodyParserError, bodyParserErrors, createRestRouter, sendError } from '../rest/adapter.ts';
 import { routes } from '../rest/routes.ts';
 import type { Config } from './config.ts';
 import { pendingMigrations, type Database } from './db/orm.ts';
@@ -98,7 +98,12 @@ export async function createApp(opts: {
   app.use(
     '/graphql',
     json,
-    bodyParserErrors,
+    (err: unknown, _req: Request, res: Response, next: express.NextFunction) => {
+      // The same table, in the GraphQL response shape.
+      const error = bodyParserError(err);
+      if (!error) return next(err);
+      res.status(statusOf(error.code)).json({ errors: [{ message: error.message, extensions: { code: error.code } }] });
+    },
     expressMiddleware(apollo, {
       context: async ({ req, res }) => {
         try {

@@ -1,0 +1,121 @@
+/** The commands a new user runs: setup (a key without a dashboard), migrate, start/stop. */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { http } from './support/client.ts';
+import { createTestDatabase } from './support/app.ts';
+
+const root = path.resolve(import.meta.dirname, '..');
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+function tempDir() {
+  const dir = mkdtempSync(path.join(tmpdir(), 'agentbase-cli-'));
+  dirs.push(dir);
+  return dir;
+}
+
+interface Run { code: number | null; stdout: string; stderr: string }
+
+function run(script: string, args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('npm', ['run', '--silent', script, '--', ...args], { cwd: root, env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** Starts `npm start`, waits for its listening line, returns the port and a stopper. */
+function startServer(env: Record<string, string>): Promise<{ port: number; stop: () => Promise<number | null>; output: () => string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', '@swc-node/register/esm-register', 'src/main.ts'], { cwd: root, env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env } });
+    let output = '';
+    const stop = () => new Promise<number | null>((r) => { child.once('close', (code) => r(code)); child.kill('SIGTERM'); });
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => {
+      output += d;
+      const m = /"url":"http:\/\/localhost:(\d+)"/.exec(output);
+      if (m) resolve({ port: Number(m[1]), stop, output: () => output });
+    });
+    child.on('close', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
+  });
+}
+
+const lastJsonLine = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1)!);
+
+describe('npm run setup', () => {
+  it('creates an organization, a user and an API key that works, printing one JSON line last', async () => {
+    const dataDir = tempDir();
+    const db = await createTestDatabase();
+    const env = { DATA_DIR: dataDir, ...(db.url.startsWith('postgres') ? { DATABASE_URL: db.url } : {}) };
+    try {
+      const setup = await run('setup', ['--org', 'Acme', '--email', 'admin@acme.test', '--json'], env);
+      expect(setup.code, setup.stderr).toBe(0);
+      const result = lastJsonLine(setup.stdout);
+      expect(Object.keys(result).sort()).toEqual(['apiKey', 'organizationId', 'password', 'userId']);
+      expect(result.apiKey).toMatch(/^ak_/);
+      expect(result.password.length).toBeGreaterThanOrEqual(16);
+
+      // With --password, and a second organization; a taken email is refused clearly.
+      const again = await run('setup', ['--org', 'Acme', '--email', 'admin@acme.test', '--json'], env);
+      expect(again.code).toBe(1);
+      expect(again.stderr).toMatch(/already exists/);
+      const chosen = await run('setup', ['--org', 'Globex', '--email', 'ops@globex.test', '--password', 'chosen-password', '--json'], env);
+      expect(lastJsonLine(chosen.stdout).password).toBe('chosen-password');
+
+      // The key and the password work against the server started on the same data.
+      const server = await startServer(env);
+      try {
+        const me = await http('POST', `http://127.0.0.1:${server.port}/graphql`, { token: result.apiKey, body: { query: '{ me { organization { id name } } }' } });
+        expect(me.body.data.me.organization).toEqual({ id: result.organizationId, name: 'Acme' });
+        const login = await http('POST', `http://127.0.0.1:${server.port}/graphql`, { body: { query: `mutation { login(input: { email: "ops@globex.test", password: "chosen-password" }) { token } }` } });
+        expect(login.body.data.login.token).toMatch(/^st_/);
+        if (!db.url.startsWith('postgres')) {
+          // The embedded database is one process's: setup refuses while the server runs.
+          const busy = await run('setup', ['--org', 'Busy', '--email', 'busy@x.test', '--json'], env);
+          expect(busy.code).toBe(1);
+          expect(busy.stderr).toMatch(/in use by process \d+ \(is the server running\?\)/);
+        }
+      } finally {
+        expect(await server.stop()).toBe(0);
+      }
+    } finally {
+      await db.drop();
+    }
+  }, 120_000);
+
+  it('explains its usage when arguments are missing', async () => {
+    const res = await run('setup', ['--org', 'NoEmail'], { DATA_DIR: tempDir() });
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/--org and --email are required/);
+  });
+});
+
+describe('start-up', () => {
+  it('lists every bad environment variable at once and exits non-zero', async () => {
+    const res = await run('start', [], { PORT: 'eighty', DATABASE_URL: 'mysql://x', ROLE: 'boss', DATA_DIR: tempDir() });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain('PORT must be a whole number');
+    expect(res.stderr).toContain('DATABASE_URL must start with postgres://');
+    expect(res.stderr).toContain('ROLE must be one of all, api, worker');
+  });
+
+  it('npm run migrate applies migrations once', async () => {
+    const env = { DATA_DIR: tempDir() };
+    const first = await run('migrate', [], env);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(/Applied Migration20261122000000Foundation/);
+    const second = await run('migrate', [], env);
+    expect(second.stdout).toMatch(/up to date/);
+  }, 60_000);
+});
