@@ -3,17 +3,23 @@
  * the request maps to its variables, and how the result is shaped back into the documented
  * JSON. No access rule and no validation lives here: the resolvers and the schema decide.
  */
-import type { Request } from 'express';
+
+export interface RestRequest {
+  params: Record<string, string>;
+  query: URLSearchParams;
+  /** The parsed JSON body, or undefined when there was none. */
+  body: unknown;
+}
 
 export interface RestRoute {
-  method: 'get' | 'post' | 'patch' | 'delete';
-  /** Express path, relative to the REST base path. */
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** Path relative to the REST base path; `:name` segments become params. */
   path: string;
   /** The interface.md endpoint this row implements. */
   endpoint: string;
   /** A GraphQL document with exactly one operation. */
   document: string;
-  variables: (req: Request) => Record<string, unknown>;
+  variables: (req: RestRequest) => Record<string, unknown>;
   /** Picks the documented JSON out of `data`. */
   result: (data: Record<string, unknown>) => unknown;
 }
@@ -23,7 +29,7 @@ const AGENT_RECORD = `id handle name description modelName temperature visibilit
 
 export const routes: RestRoute[] = [
   {
-    method: 'get',
+    method: 'GET',
     path: '/agents/:id',
     endpoint: '10. Get agent',
     document: `query GetAgent($id: ID!) { agent(id: $id) { id handle name description visibility } }`,
@@ -31,7 +37,7 @@ export const routes: RestRoute[] = [
     result: (data) => data.agent,
   },
   {
-    method: 'patch',
+    method: 'PATCH',
     path: '/agents/:id',
     endpoint: '11. Update agent',
     document: `mutation UpdateAgent($id: ID!, $input: UpdateAgentInput!) { updateAgent(id: $id, input: $input) { ${AGENT_RECORD} } }`,
@@ -39,11 +45,11 @@ export const routes: RestRoute[] = [
     result: (data) => data.updateAgent,
   },
   {
-    method: 'delete',
+    method: 'DELETE',
     path: '/agents/:id',
     endpoint: '12. Delete agent',
-    document: `mutation DeleteAgent($id: ID!) { deleteAgent(id: $id) { ${AGENT_RECORD} } }`,
     // The documented empty JSON body carries nothing.
+    document: `mutation DeleteAgent($id: ID!) { deleteAgent(id: $id) { ${AGENT_RECORD} } }`,
     variables: (req) => ({ id: req.params.id }),
     result: (data) => data.deleteAgent,
   },

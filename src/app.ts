@@ -1,16 +1,16 @@
 /** The only file that knows Express, Apollo Server and graphql-sse. */
-import http from 'node:http';
+import http, { type IncomingMessage } from 'node:http';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type Request, type Response } from 'express';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { createHandler as createSseHandler } from 'graphql-sse/lib/use/express';
-import { bodyParserError, bodyParserErrors, createRestRouter, sendError } from '../rest/adapter.ts';
+import { createRestHandler } from '../rest/handler.ts';
 import { routes } from '../rest/routes.ts';
 import type { Config } from './config.ts';
 import { pendingMigrations, type Database } from './db/orm.ts';
-import { errorBody, statusOf } from './errors.ts';
+import { AppError, errorBody, statusOf } from './errors.ts';
 import type { Context } from './graphql/context.ts';
 import { depthLimit } from './graphql/depth-limit.ts';
 import { normalizeError } from './graphql/errors.ts';
@@ -35,14 +35,24 @@ export async function createApp(opts: {
 }): Promise<App> {
   const { config, db, services, schema, logger } = opts;
   const app = express();
-  const server = http.createServer(app);
+  const onInternalError = (error: unknown, req?: IncomingMessage) =>
+    logger.error('internal error', { error, method: req?.method, path: req?.url });
+  const context = (req: IncomingMessage, res?: Response) => buildContext(db.orm, services, req, res);
+  const rest = createRestHandler({
+    schema,
+    routes,
+    basePath: config.restBasePath,
+    bodyLimitBytes: config.jsonBodyLimitBytes,
+    context,
+    onInternalError,
+  });
+  // REST first, without the framework; everything else goes through Express.
+  const server = http.createServer((req, res) => {
+    if (!rest(req, res)) app(req, res);
+  });
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
   app.set('etag', false);
-
-  const onInternalError = (error: unknown, req?: Request) =>
-    logger.error('internal error', { error, method: req?.method, path: req?.originalUrl });
-  const context = (req: Request, res?: Response) => buildContext(db.orm, services, req, res);
 
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   app.get('/readyz', async (_req, res) => {
@@ -117,9 +127,6 @@ export async function createApp(opts: {
     }),
   );
 
-  const rest = createRestRouter({ schema, routes, context, onInternalError });
-  app.use(config.restBasePath || '/', json, bodyParserErrors, rest);
-
   app.use((req, res) => {
     res.status(404).json(errorBody('NOT_FOUND', `No route for ${req.method} ${req.path}.`));
   });
@@ -130,7 +137,9 @@ export async function createApp(opts: {
       const code = status === 413 ? 'PAYLOAD_TOO_LARGE' : status === 404 ? 'NOT_FOUND' : 'BAD_USER_INPUT';
       return void res.status(statusOf(code)).json(errorBody(code, (err as Error).message || 'Bad request.'));
     }
-    sendError(res, req, err, onInternalError);
+    const { error, internal } = normalizeError(err);
+    if (internal) onInternalError(error.originalError ?? err, req);
+    res.status(statusOf(error.code)).json(errorBody(error.code, error.message, error.details));
   });
 
   return {
@@ -148,4 +157,15 @@ export async function createApp(opts: {
       if (server.listening) await new Promise<void>((r) => server.close(() => r()));
     },
   };
+}
+
+/** express.json failures (bad JSON, too large, wrong charset) as table errors. */
+function bodyParserError(err: unknown): AppError | null {
+  const type = (err as { type?: string } | null)?.type;
+  if (type === 'entity.parse.failed') return new AppError('BAD_USER_INPUT', 'The request body is not valid JSON.');
+  if (type === 'entity.too.large') return new AppError('PAYLOAD_TOO_LARGE', 'The request body is too large.');
+  if (type === 'charset.unsupported' || type === 'encoding.unsupported') {
+    return new AppError('UNSUPPORTED_MEDIA_TYPE', 'The request body encoding is not supported; send UTF-8 JSON.');
+  }
+  return null;
 }

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { createApp, type App } from './app.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/orm.ts';
+import { createEventBus } from './events/bus.ts';
 import { createSchema } from './graphql/schema.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createServices, type Services } from './services.ts';
@@ -21,7 +22,8 @@ export async function start(config: Config, opts: { logger?: Logger } = {}): Pro
   const logger = opts.logger ?? createLogger(config.logLevel);
   const db = await openDatabase(config.database);
   try {
-    const services = createServices(config);
+    const bus = createEventBus(config.database, db.pglite, logger);
+    const services = await createServices(config, bus);
     const schema = await createSchema();
     const app = await createApp({ config, db, services, schema, logger });
     const port = await app.listen();
@@ -29,6 +31,7 @@ export async function start(config: Config, opts: { logger?: Logger } = {}): Pro
     const stop = () =>
       (stopping ??= (async () => {
         await app.close();
+        await services.bus.close();
         await db.close();
       })());
     return { config, db, services, app, logger, port, stop };

@@ -6,15 +6,42 @@ import type { DatastoreService } from '../datastores/datastore.service.ts';
 import { AppError } from '../errors.ts';
 import { pageArgs, toPage, type Page } from '../graphql/pagination.ts';
 import { isId } from '../ids.ts';
+import { TtlCache } from '../cache.ts';
+import type { EventBus } from '../events/bus.ts';
 import { Agent } from './agent.entity.ts';
 import type { CreateAgentInput, UpdateAgentInput } from './agent.inputs.ts';
 
-export class AgentService {
-  constructor(private readonly datastores: DatastoreService) {}
+export const AGENT_CHANGED = 'agent_changed';
 
-  /** By id or "@handle". Throws NOT_FOUND (unknown, or private to another organization). */
+export class AgentService {
+  /**
+   * Read snapshots of agents by id and by "@handle". Public agents are read by every chat
+   * widget on every page view; changes are announced on the event bus to every process.
+   */
+  private readonly cache = new TtlCache<string, Agent>(60_000);
+
+  constructor(
+    private readonly datastores: DatastoreService,
+    private readonly bus: EventBus,
+  ) {}
+
+  async init(): Promise<void> {
+    await this.bus.subscribe(AGENT_CHANGED, (id) => this.forget(id));
+  }
+
+  /** By id or "@handle", for reading. Throws NOT_FOUND (unknown, or private to another organization). */
   async get(em: Em, auth: Auth, idOrHandle: string): Promise<Agent> {
-    return assertCanRead(auth, await this.find(em, idOrHandle), 'Agent');
+    const key = idOrHandle.startsWith('@') ? idOrHandle.toLowerCase() : idOrHandle;
+    let agent = this.cache.get(key) ?? null;
+    if (!agent) {
+      const found = await this.find(em, idOrHandle);
+      if (found) {
+        agent = snapshot(found);
+        this.cache.set(agent.id, agent);
+        if (agent.handle) this.cache.set(`@${agent.handle}`, agent);
+      }
+    }
+    return assertCanRead(auth, agent, 'Agent');
   }
 
   /** The caller's organization's agents, newest first. Throws UNAUTHENTICATED, BAD_USER_INPUT. */
@@ -59,25 +86,60 @@ export class AgentService {
       agent.datastores.set(await this.datastores.requireOwned(em, agent.organization.id, datastoreIds));
     }
     await flushUnique(em);
+    await this.changed(em, agent.id);
     return agent;
   }
 
   /** Throws UNAUTHENTICATED, FORBIDDEN, NOT_FOUND. */
   async delete(em: Em, auth: Auth, idOrHandle: string): Promise<Agent> {
     const agent = assertCanChange(auth, await this.find(em, idOrHandle), 'Agent');
+    const record = snapshot(agent);
     await em.remove(agent).flush();
-    return agent;
+    await this.changed(em, agent.id);
+    return record;
   }
 
+  /** Works for snapshots too: reads the link table, not the entity's collection. */
   async datastoreIds(em: Em, agent: Agent): Promise<string[]> {
-    await em.populate(agent, ['datastores']);
-    return agent.datastores.getItems().map((d) => d.id);
+    const rows: { datastore_id: string }[] = await em
+      .getConnection()
+      .execute('select datastore_id from agent_datastores where agent_id = ? order by datastore_id', [agent.id]);
+    return rows.map((r) => r.datastore_id);
+  }
+
+  private async changed(em: Em, id: string): Promise<void> {
+    this.forget(id); // at once here; other processes on the notification
+    await this.bus.publish(em, AGENT_CHANGED, id);
+  }
+
+  private forget(id: string): void {
+    this.cache.deleteWhere((agent) => agent.id === id);
   }
 
   private async find(em: Em, idOrHandle: string): Promise<Agent | null> {
     if (idOrHandle.startsWith('@')) return em.findOne(Agent, { handle: idOrHandle.slice(1).toLowerCase() });
     return isId(idOrHandle) ? em.findOne(Agent, idOrHandle) : null;
   }
+}
+
+/** A detached, read-only copy: what the cache holds and what GraphQL reads. */
+function snapshot(agent: Agent): Agent {
+  return Object.freeze({
+    id: agent.id,
+    createdAt: agent.createdAt,
+    updatedAt: agent.updatedAt,
+    organization: { id: agent.organization.id },
+    handle: agent.handle ?? null,
+    name: agent.name,
+    description: agent.description,
+    modelName: agent.modelName,
+    temperature: agent.temperature,
+    visibility: agent.visibility,
+    systemPrompt: agent.systemPrompt,
+    userPrompt: agent.userPrompt,
+    promptType: agent.promptType ?? null,
+    promptTemplate: agent.promptTemplate ?? null,
+  }) as unknown as Agent;
 }
 
 function normalizeHandle(handle: string | null | undefined): string | null {

@@ -4,6 +4,8 @@ import type { Em } from '../db/orm.ts';
 import { AppError, badInput, notFound, unauthenticated } from '../errors.ts';
 import { Organization } from '../organizations/organization.entity.ts';
 import { requireAdmin, requireMember } from '../access.ts';
+import { TtlCache } from '../cache.ts';
+import type { EventBus } from '../events/bus.ts';
 import { ApiKey } from './api-key.entity.ts';
 import { ANONYMOUS, type Auth } from './auth.ts';
 import { LoginThrottle } from './login-throttle.ts';
@@ -35,11 +37,24 @@ export interface SignedIn {
 }
 
 const API_KEY_TOUCH_MS = 60_000;
+export const CREDENTIAL_REVOKED = 'credential_revoked';
 
 export class AuthService {
   private readonly throttle = new LoginThrottle();
+  /**
+   * Token hash -> caller (null = no such token), so a busy key costs no query per request.
+   * Revocations are announced on the event bus and take effect at once in every process.
+   */
+  private readonly tokens = new TtlCache<string, Auth | null>(30_000);
 
-  constructor(private readonly config: Config) {}
+  constructor(
+    private readonly config: Config,
+    private readonly bus: EventBus | null = null,
+  ) {}
+
+  async init(): Promise<void> {
+    await this.bus?.subscribe(CREDENTIAL_REVOKED, (id) => this.forget(id));
+  }
 
   /** Resolves the caller. Throws UNAUTHENTICATED for a Bearer token that is unknown, revoked or expired. */
   async authenticate(em: Em, creds: Credentials): Promise<Auth> {
@@ -56,29 +71,50 @@ export class AuthService {
     const kind = tokenKind(token);
     if (!kind || token.length > 200) return null;
     const tokenHash = hashToken(token);
+    const cached = this.tokens.get(tokenHash);
+    if (cached !== undefined) return cached;
+    const { auth, ttlMs } = await this.lookupToken(em, kind, tokenHash);
+    this.tokens.set(tokenHash, auth, ttlMs);
+    return auth;
+  }
+
+  private async lookupToken(em: Em, kind: 'ak' | 'st', tokenHash: string): Promise<{ auth: Auth | null; ttlMs?: number }> {
     if (kind === 'ak') {
       const key = await em.findOne(ApiKey, { keyHash: tokenHash, revokedAt: null });
-      if (!key) return null;
+      if (!key) return { auth: null };
       const now = Date.now();
       if (!key.lastUsedAt || now - key.lastUsedAt.getTime() > API_KEY_TOUCH_MS) {
         await em.nativeUpdate(ApiKey, { id: key.id }, { lastUsedAt: new Date(now) });
       }
-      return { kind: 'apiKey', organizationId: key.organization.id, apiKeyId: key.id };
+      return { auth: { kind: 'apiKey', organizationId: key.organization.id, apiKeyId: key.id } };
     }
     const session = await em.findOne(Session, { tokenHash, revokedAt: null, expiresAt: { $gt: new Date() } });
-    if (!session) return null;
+    if (!session) return { auth: null };
     const membership = await em.findOne(Membership, {
       user: session.user.id,
       organization: session.organization.id,
     });
-    if (!membership) return null;
+    if (!membership) return { auth: null };
     return {
-      kind: 'session',
-      organizationId: session.organization.id,
-      userId: session.user.id,
-      sessionId: session.id,
-      role: membership.role,
+      auth: {
+        kind: 'session',
+        organizationId: session.organization.id,
+        userId: session.user.id,
+        sessionId: session.id,
+        role: membership.role,
+      },
+      ttlMs: session.expiresAt.getTime() - Date.now(),
     };
+  }
+
+  private async revoked(em: Em, id: string): Promise<void> {
+    this.forget(id); // at once here; other processes on the notification
+    await this.bus?.publish(em, CREDENTIAL_REVOKED, id);
+  }
+
+  /** Drops the cached caller of an API key id or a session id. */
+  private forget(id: string): void {
+    this.tokens.deleteWhere((auth) => (auth?.kind === 'apiKey' ? auth.apiKeyId : auth?.kind === 'session' ? auth.sessionId : null) === id);
   }
 
   /** Creates an organization, its owner and a session. Throws FORBIDDEN (sign-up closed), BAD_USER_INPUT, CONFLICT. */
@@ -113,6 +149,7 @@ export class AuthService {
     const member = requireMember(auth);
     if (member.kind !== 'session') return false;
     await em.nativeUpdate(Session, { id: member.sessionId }, { revokedAt: new Date() });
+    await this.revoked(em, member.sessionId);
     return true;
   }
 
@@ -144,6 +181,7 @@ export class AuthService {
     if (!key) throw notFound('API key');
     key.revokedAt ??= new Date();
     await em.flush();
+    await this.revoked(em, key.id);
     return key;
   }
 

@@ -1,22 +1,49 @@
-import type { Request, Response } from 'express';
-import type { Orm } from '../db/orm.ts';
+import type { IncomingMessage } from 'node:http';
+import type { Response } from 'express';
+import { SESSION_COOKIE } from '../auth/auth.resolver.ts';
+import { ANONYMOUS, type Auth } from '../auth/auth.ts';
+import type { Em, Orm } from '../db/orm.ts';
 import type { Context } from '../graphql/context.ts';
 import type { Services } from '../services.ts';
-import { SESSION_COOKIE } from '../auth/auth.resolver.ts';
 
-/** Builds the per-request context used by GraphQL, graphql-sse and REST. Throws UNAUTHENTICATED. */
-export async function buildContext(
-  orm: Orm,
-  services: Services,
-  req: Request,
-  res?: Response,
-): Promise<Context> {
-  const em = orm.em.fork();
-  const auth = await services.auth.authenticate(em, {
-    bearer: bearerToken(req.headers.authorization),
-    cookie: readCookie(req.headers.cookie, SESSION_COOKIE),
-  });
-  return { em, auth, services, ip: req.ip ?? req.socket.remoteAddress ?? 'unknown', req, res };
+/**
+ * The per-request context for GraphQL, graphql-sse and REST. The EntityManager is forked on
+ * first use: a request answered from caches never touches the database.
+ */
+export class RequestContext implements Context {
+  private forked?: Em;
+  auth: Auth = ANONYMOUS;
+
+  constructor(
+    private readonly orm: Orm,
+    readonly services: Services,
+    readonly ip: string,
+    readonly res?: Response,
+  ) {}
+
+  get em(): Em {
+    return (this.forked ??= this.orm.em.fork());
+  }
+}
+
+/** Throws UNAUTHENTICATED for a Bearer token that is unknown, revoked or expired. */
+export async function buildContext(orm: Orm, services: Services, req: IncomingMessage, res?: Response): Promise<Context> {
+  const ctx = new RequestContext(orm, services, clientIp(req), res);
+  const bearer = bearerToken(req.headers.authorization);
+  const cookie = readCookie(req.headers.cookie, SESSION_COOKIE);
+  if (bearer || cookie) ctx.auth = await services.auth.authenticate(ctx.em, { bearer, cookie });
+  return ctx;
+}
+
+/** The peer address; behind a proxy on loopback, the first X-Forwarded-For entry. */
+export function clientIp(req: IncomingMessage): string {
+  const peer = req.socket.remoteAddress ?? 'unknown';
+  const forwarded = req.headers['x-forwarded-for'];
+  if (forwarded && (peer === '127.0.0.1' || peer === '::1' || peer === '::ffff:127.0.0.1')) {
+    const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
+    if (first) return first;
+  }
+  return peer;
 }
 
 function bearerToken(header: string | undefined): string | null {

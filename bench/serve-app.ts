@@ -1,0 +1,20 @@
+/** The real service for a benchmark, on the embedded database in memory unless DATABASE_URL is set. */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { start } from '../src/boot.ts';
+import { loadConfig } from '../src/config.ts';
+
+const running = await start(
+  loadConfig({
+    ...process.env,
+    NODE_ENV: 'production',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'error',
+    DATA_DIR: mkdtempSync(path.join(tmpdir(), 'agentbase-bench-')),
+    DATABASE_URL: process.env.DATABASE_URL || 'pglite://memory',
+  }),
+);
+process.stdout.write(`LISTENING http://127.0.0.1:${running.port}\n`);
+process.on('SIGTERM', () => void running.stop().then(() => process.exit(0)));

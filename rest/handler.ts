@@ -1,0 +1,157 @@
+/**
+ * The REST transport: a framework-free handler over node:http (the hot public paths are
+ * read by every chat widget; a framework's per-request cost would dominate them). It only
+ * translates: path and body in, GraphQL execution against the shared schema, JSON out.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { execute, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
+import { AppError, errorBody, statusOf } from '../src/errors.ts';
+import type { Context } from '../src/graphql/context.ts';
+import { normalizeError } from '../src/graphql/errors.ts';
+import type { RestRequest, RestRoute } from './routes.ts';
+
+export interface RestHandlerOptions {
+  schema: GraphQLSchema;
+  routes: RestRoute[];
+  /** e.g. "/api"; "" mounts the routes at the root. */
+  basePath: string;
+  bodyLimitBytes: number;
+  /** Builds the same per-request context GraphQL uses. Throws UNAUTHENTICATED. */
+  context: (req: IncomingMessage) => Promise<Context>;
+  onInternalError: (error: unknown, req: IncomingMessage) => void;
+}
+
+interface CompiledRoute {
+  route: RestRoute;
+  pattern: RegExp;
+  names: string[];
+  document: DocumentNode;
+}
+
+/** Returns a handler that answers REST requests and returns false for anything else. */
+export function createRestHandler(opts: RestHandlerOptions): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const compiled = opts.routes.map((route) => compile(opts.schema, route));
+  const prefix = opts.basePath;
+
+  return (req, res) => {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const pathname = q === -1 ? url : url.slice(0, q);
+    if (prefix && pathname !== prefix && !pathname.startsWith(`${prefix}/`)) return false;
+    const path = pathname.slice(prefix.length) || '/';
+
+    let matchedPath = false;
+    for (const c of compiled) {
+      const m = c.pattern.exec(path);
+      if (!m) continue;
+      matchedPath = true;
+      if (c.route.method !== req.method) continue;
+      void serve(c, m, url, q, req, res);
+      return true;
+    }
+    if (!prefix && !matchedPath) return false; // at the root, other handlers may own the path
+    drain(req);
+    send(res, new AppError('NOT_FOUND', `No route for ${req.method} ${pathname}.`));
+    return true;
+  };
+
+  async function serve(c: CompiledRoute, m: RegExpExecArray, url: string, q: number, req: IncomingMessage, res: ServerResponse) {
+    try {
+      const params: Record<string, string> = {};
+      c.names.forEach((name, i) => (params[name] = decodeParam(m[i + 1]!)));
+      const request: RestRequest = {
+        params,
+        query: new URLSearchParams(q === -1 ? '' : url.slice(q + 1)),
+        body: await readJsonBody(req, opts.bodyLimitBytes),
+      };
+      const contextValue = await opts.context(req);
+      const result = await execute({ schema: opts.schema, document: c.document, contextValue, variableValues: c.route.variables(request) });
+      if (result.errors?.length) return fail(result.errors[0], req, res);
+      sendJson(res, 200, c.route.result(result.data as Record<string, unknown>));
+    } catch (err) {
+      fail(err, req, res);
+    }
+  }
+
+  function fail(err: unknown, req: IncomingMessage, res: ServerResponse) {
+    const { error, internal } = normalizeError(err);
+    if (internal) opts.onInternalError(error.originalError ?? err, req);
+    send(res, error);
+  }
+}
+
+/** Documents are parsed and validated once, at start-up: a bad row fails the boot, not a request. */
+function compile(schema: GraphQLSchema, route: RestRoute): CompiledRoute {
+  const document = parse(route.document);
+  const errors = validate(schema, document);
+  if (errors.length) throw new Error(`REST route ${route.method} ${route.path}: ${errors.map((e) => e.message).join('; ')}`);
+  const names: string[] = [];
+  const source = route.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:([A-Za-z]+)/g, (_, name: string) => {
+    names.push(name);
+    return '([^/]+)';
+  });
+  return { route, pattern: new RegExp(`^${source}/?$`), names, document };
+}
+
+function decodeParam(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new AppError('BAD_USER_INPUT', 'The path is not correctly URL-encoded.');
+  }
+}
+
+/** Reads a JSON body within the limit. Throws BAD_USER_INPUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE. */
+export async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
+  const length = req.headers['content-length'];
+  const chunked = req.headers['transfer-encoding'] !== undefined;
+  if (!chunked && (length === undefined || length === '0')) return undefined;
+  if (length !== undefined && Number(length) > limit) {
+    drain(req);
+    throw new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes.`);
+  }
+  const type = req.headers['content-type'] ?? '';
+  const [essence, ...params] = type.split(';').map((s) => s.trim().toLowerCase());
+  if (essence !== 'application/json' && !essence?.endsWith('+json')) {
+    drain(req);
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the request body as application/json.');
+  }
+  const charset = params.find((p) => p.startsWith('charset='))?.slice(8).replace(/"/g, '');
+  if (charset && charset !== 'utf-8' && charset !== 'utf8') {
+    drain(req);
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'The request body encoding is not supported; send UTF-8 JSON.');
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) {
+      drain(req);
+      throw new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes.`);
+    }
+    chunks.push(chunk);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (!text.trim()) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new AppError('BAD_USER_INPUT', 'The request body is not valid JSON.');
+  }
+}
+
+/** Lets the client finish sending (so it reads our answer) without keeping what it sends. */
+function drain(req: IncomingMessage) {
+  req.resume();
+}
+
+function send(res: ServerResponse, error: AppError) {
+  sendJson(res, statusOf(error.code), errorBody(error.code, error.message, error.details));
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown) {
+  if (res.headersSent) return void res.end();
+  const json = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(json) });
+  res.end(json);
+}
