@@ -8,7 +8,8 @@ import { execute, parse, validate, type DocumentNode, type GraphQLSchema } from 
 import { AppError, errorBody, statusOf } from '../src/errors.ts';
 import type { Context } from '../src/graphql/context.ts';
 import { normalizeError } from '../src/graphql/errors.ts';
-import type { RestRequest, RestRoute } from './routes.ts';
+import busboy from 'busboy';
+import type { RestRequest, RestRoute, UploadedPart } from './routes.ts';
 
 export interface RestHandlerOptions {
   schema: GraphQLSchema;
@@ -16,6 +17,8 @@ export interface RestHandlerOptions {
   /** e.g. "/api"; "" mounts the routes at the root. */
   basePath: string;
   bodyLimitBytes: number;
+  /** Largest file in a multipart body. */
+  uploadLimitBytes: number;
   /** Builds the same per-request context GraphQL uses. Throws UNAUTHENTICATED. */
   context: (req: IncomingMessage) => Promise<Context>;
   onInternalError: (error: unknown, req: IncomingMessage) => void;
@@ -25,7 +28,7 @@ interface CompiledRoute {
   route: RestRoute;
   pattern: RegExp;
   names: string[];
-  document: DocumentNode;
+  document: DocumentNode | null;
 }
 
 /** Returns a handler that answers REST requests and returns false for anything else. */
@@ -40,18 +43,25 @@ export function createRestHandler(opts: RestHandlerOptions): (req: IncomingMessa
     if (prefix && pathname !== prefix && !pathname.startsWith(`${prefix}/`)) return false;
     const path = pathname.slice(prefix.length) || '/';
 
+    const multipart = /^multipart\/form-data/i.test(req.headers['content-type'] ?? '');
     let matchedPath = false;
+    let matchedMethod = false;
     for (const c of compiled) {
       const m = c.pattern.exec(path);
       if (!m) continue;
       matchedPath = true;
       if (c.route.method !== req.method) continue;
+      matchedMethod = true;
+      if ((c.route.body === 'multipart') !== multipart) continue;
       void serve(c, m, url, q, req, res);
       return true;
     }
     if (!prefix && !matchedPath) return false; // at the root, other handlers may own the path
     drain(req);
-    send(res, new AppError('NOT_FOUND', `No route for ${req.method} ${pathname}.`));
+    if (matchedMethod) {
+      const expected = compiled.filter((c) => c.pattern.test(path) && c.route.method === req.method).map((c) => (c.route.body === 'multipart' ? 'multipart/form-data' : 'application/json'));
+      send(res, new AppError('UNSUPPORTED_MEDIA_TYPE', `Send this request as ${expected.join(' or ')}.`));
+    } else send(res, new AppError('NOT_FOUND', `No route for ${req.method} ${pathname}.`));
     return true;
   };
 
@@ -59,15 +69,18 @@ export function createRestHandler(opts: RestHandlerOptions): (req: IncomingMessa
     try {
       const params: Record<string, string> = {};
       c.names.forEach((name, i) => (params[name] = decodeParam(m[i + 1]!)));
-      const request: RestRequest = {
-        params,
-        query: new URLSearchParams(q === -1 ? '' : url.slice(q + 1)),
-        body: await readJsonBody(req, opts.bodyLimitBytes),
-      };
+      // Credentials first: an upload from a stranger is refused before its bytes are read.
       const contextValue = await opts.context(req);
-      const result = await execute({ schema: opts.schema, document: c.document, contextValue, variableValues: c.route.variables(request) });
+      const request: RestRequest = { params, query: new URLSearchParams(q === -1 ? '' : url.slice(q + 1)), body: undefined };
+      const { route } = c;
+      if (route.body === 'multipart') {
+        Object.assign(request, await readMultipart(req, { fileLimit: opts.uploadLimitBytes }));
+        return sendJson(res, 200, await route.run(contextValue, request));
+      }
+      request.body = await readJsonBody(req, opts.bodyLimitBytes);
+      const result = await execute({ schema: opts.schema, document: c.document!, contextValue, variableValues: route.variables(request) });
       if (result.errors?.length) return fail(result.errors[0], req, res);
-      sendJson(res, 200, c.route.result(result.data as Record<string, unknown>));
+      sendJson(res, 200, route.result(result.data as Record<string, unknown>));
     } catch (err) {
       fail(err, req, res);
     }
@@ -82,8 +95,8 @@ export function createRestHandler(opts: RestHandlerOptions): (req: IncomingMessa
 
 /** Documents are parsed and validated once, at start-up: a bad row fails the boot, not a request. */
 function compile(schema: GraphQLSchema, route: RestRoute): CompiledRoute {
-  const document = parse(route.document);
-  const errors = validate(schema, document);
+  const document = route.body === 'json' ? parse(route.document) : null;
+  const errors = document ? validate(schema, document) : [];
   if (errors.length) throw new Error(`REST route ${route.method} ${route.path}: ${errors.map((e) => e.message).join('; ')}`);
   const names: string[] = [];
   const source = route.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:([A-Za-z]+)/g, (_, name: string) => {
@@ -138,6 +151,49 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
   } catch {
     throw new AppError('BAD_USER_INPUT', 'The request body is not valid JSON.');
   }
+}
+
+/**
+ * Reads a multipart body: text fields, and one part named `file` of at most `fileLimit` bytes.
+ * Throws BAD_USER_INPUT, PAYLOAD_TOO_LARGE.
+ */
+export function readMultipart(req: IncomingMessage, opts: { fileLimit: number }): Promise<{ body: Record<string, string>; file?: UploadedPart }> {
+  return new Promise((resolve, reject) => {
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({ headers: req.headers, limits: { files: 1, fileSize: opts.fileLimit, fields: 50, fieldSize: 64 * 1024, parts: 60 } });
+    } catch {
+      return reject(new AppError('BAD_USER_INPUT', 'The multipart body is malformed (boundary missing).'));
+    }
+    const body: Record<string, string> = {};
+    let file: UploadedPart | undefined;
+    let failure: AppError | null = null;
+    const fail = (error: AppError) => {
+      failure ??= error;
+      req.unpipe(parser);
+      drain(req);
+      reject(failure);
+    };
+    parser.on('field', (name, value) => (body[name] = value));
+    parser.on('file', (name, stream, info) => {
+      if (name !== 'file') {
+        stream.resume();
+        return;
+      }
+      const chunks: Buffer[] = [];
+      stream.on('data', (d: Buffer) => chunks.push(d));
+      stream.on('limit', () => fail(new AppError('PAYLOAD_TOO_LARGE', `The file is larger than the limit of ${opts.fileLimit} bytes.`, { limit: opts.fileLimit })));
+      stream.on('end', () => {
+        if (!failure) file = { buffer: Buffer.concat(chunks), fileName: info.filename ?? 'upload', mimeType: info.mimeType ?? 'application/octet-stream' };
+      });
+    });
+    parser.on('filesLimit', () => fail(new AppError('BAD_USER_INPUT', 'Send one file per request.')));
+    parser.on('error', () => fail(new AppError('BAD_USER_INPUT', 'The multipart body is malformed.')));
+    parser.on('close', () => {
+      if (!failure) resolve({ body, file });
+    });
+    req.pipe(parser);
+  });
 }
 
 /** Lets the client finish sending (so it reads our answer) without keeping what it sends. */

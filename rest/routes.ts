@@ -4,19 +4,35 @@
  * JSON. No access rule and no validation lives here: the resolvers and the schema decide.
  */
 
+import type { Context } from '../src/graphql/context.ts';
+import type { Datasource } from '../src/ingestion/datasource.entity.ts';
+
+export interface UploadedPart {
+  buffer: Buffer;
+  fileName: string;
+  mimeType: string;
+}
+
 export interface RestRequest {
   params: Record<string, string>;
   query: URLSearchParams;
-  /** The parsed JSON body, or undefined when there was none. */
+  /** The parsed JSON body, or the text fields of a multipart body; undefined when there was none. */
   body: unknown;
+  /** The `file` part of a multipart body. */
+  file?: UploadedPart;
 }
 
-export interface RestRoute {
+interface RouteBase {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** Path relative to the REST base path; `:name` segments become params. */
   path: string;
   /** The interface.md endpoint this row implements. */
   endpoint: string;
+}
+
+/** Most rows: a GraphQL operation against the shared schema. */
+export interface OperationRoute extends RouteBase {
+  body: 'json';
   /** A GraphQL document with exactly one operation. */
   document: string;
   variables: (req: RestRequest) => Record<string, unknown>;
@@ -24,14 +40,127 @@ export interface RestRoute {
   result: (data: Record<string, unknown>) => unknown;
 }
 
+/** File uploads: GraphQL cannot carry a multipart file, so the row calls the service the resolver would. */
+export interface UploadRoute extends RouteBase {
+  body: 'multipart';
+  run: (ctx: Context, req: RestRequest) => Promise<unknown>;
+}
+
+export type RestRoute = OperationRoute | UploadRoute;
+
 /** The Agent record of interface.md endpoint 11, plus handle and timestamps. */
 const AGENT_RECORD = `id handle name description modelName temperature visibility systemPrompt userPrompt promptType promptTemplate createdAt updatedAt`;
 
+/** The Datasource record of the interface, plus what a user needs to see. */
+const DATASOURCE_RECORD = `id type name status groupId updatedAt createdAt lastSynch config datastoreId errorMessage chunkCount tokenCount size customId mimeType fileName`;
+
+/** REST speaks custom_id (as in its requests); GraphQL customId. */
+function datasourceRecord(ds: Record<string, unknown>) {
+  const { customId, ...rest } = ds;
+  return { ...rest, custom_id: customId ?? null };
+}
+
+function datasourceEntity(ds: Datasource) {
+  return datasourceRecord({
+    id: ds.id,
+    type: ds.type,
+    name: ds.name,
+    status: ds.status,
+    groupId: ds.groupId ?? null,
+    updatedAt: ds.updatedAt,
+    createdAt: ds.createdAt,
+    lastSynch: ds.lastSynch ?? null,
+    config: ds.config,
+    datastoreId: ds.datastore.id,
+    errorMessage: ds.errorMessage ?? null,
+    chunkCount: ds.chunkCount,
+    tokenCount: ds.tokenCount,
+    size: ds.size == null ? null : Number(ds.size),
+    customId: ds.customId ?? null,
+    mimeType: ds.mimeType ?? null,
+    fileName: ds.fileName ?? null,
+  });
+}
+
+const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
+const fields = (req: RestRequest) => (req.body ?? {}) as Record<string, unknown>;
+
 export const routes: RestRoute[] = [
+  {
+    method: 'POST',
+    path: '/external/datastores/file-upload/generate-link/:id',
+    endpoint: '1. Generate upload link',
+    body: 'json',
+    document: `mutation GenerateLink($datastoreId: ID!, $input: UploadLinkInput!) { createUploadLink(datastoreId: $datastoreId, input: $input) { id link } }`,
+    variables: (req) => ({ datastoreId: req.params.id, input: req.body }),
+    result: (data) => data.createUploadLink,
+  },
+  {
+    method: 'POST',
+    path: '/external/datastores/file-upload/process/:id',
+    endpoint: '2. Process upload',
+    body: 'json',
+    document: `mutation ProcessUpload($datastoreId: ID!, $id: ID!) { processUpload(datastoreId: $datastoreId, id: $id) { ${DATASOURCE_RECORD} } }`,
+    variables: (req) => ({ datastoreId: req.params.id, id: fields(req).id }),
+    result: (data) => datasourceRecord(data.processUpload as Record<string, unknown>),
+  },
+  ...['/external/datastores/update/:id', '/datastores/update/:id'].map(
+    (path): RestRoute => ({
+      method: 'POST',
+      path,
+      endpoint: '3. Update document',
+      body: 'json',
+      document: `mutation UpdateDocument($datastoreId: ID!, $input: UpdateDocumentInput!) { updateDocument(datastoreId: $datastoreId, input: $input) { id } }`,
+      variables: (req) => ({ datastoreId: req.params.id, input: req.body }),
+      result: (data) => data.updateDocument,
+    }),
+  ),
+  {
+    method: 'POST',
+    path: '/external/datastores/file-upload/:id',
+    endpoint: '5. Direct file upload',
+    body: 'multipart',
+    run: async (ctx, req) =>
+      datasourceEntity(
+        await ctx.services.datasources.createFromFile(ctx.em, ctx.auth, req.params.id!, req.file, {
+          customId: text(fields(req).custom_id),
+          name: text(fields(req).fileName),
+        }),
+      ),
+  },
+  {
+    method: 'POST',
+    path: '/datasources',
+    endpoint: '6. Create datasource (file)',
+    body: 'multipart',
+    run: async (ctx, req) => {
+      const f = fields(req);
+      return datasourceEntity(
+        await ctx.services.datasources.createFromFile(ctx.em, ctx.auth, text(f.datastoreId) ?? '', req.file, {
+          customId: text(f.custom_id),
+          name: text(f.fileName),
+          type: text(f.type) ?? 'file',
+        }),
+      );
+    },
+  },
+  {
+    method: 'POST',
+    path: '/datasources',
+    endpoint: '6. Create datasource (web_page, web_site, text)',
+    body: 'json',
+    document: `mutation CreateDatasource($input: CreateDatasourceInput!) { createDatasource(input: $input) { ${DATASOURCE_RECORD} } }`,
+    variables: (req) => {
+      const { custom_id, ...rest } = fields(req);
+      return { input: custom_id === undefined ? rest : { ...rest, customId: custom_id } };
+    },
+    result: (data) => datasourceRecord(data.createDatasource as Record<string, unknown>),
+  },
   {
     method: 'GET',
     path: '/agents/:id',
     endpoint: '10. Get agent',
+    body: 'json',
     document: `query GetAgent($id: ID!) { agent(id: $id) { id handle name description visibility } }`,
     variables: (req) => ({ id: req.params.id }),
     result: (data) => data.agent,
@@ -40,6 +169,7 @@ export const routes: RestRoute[] = [
     method: 'PATCH',
     path: '/agents/:id',
     endpoint: '11. Update agent',
+    body: 'json',
     document: `mutation UpdateAgent($id: ID!, $input: UpdateAgentInput!) { updateAgent(id: $id, input: $input) { ${AGENT_RECORD} } }`,
     variables: (req) => ({ id: req.params.id, input: req.body }),
     result: (data) => data.updateAgent,
@@ -48,9 +178,11 @@ export const routes: RestRoute[] = [
     method: 'DELETE',
     path: '/agents/:id',
     endpoint: '12. Delete agent',
+    body: 'json',
     // The documented empty JSON body carries nothing.
     document: `mutation DeleteAgent($id: ID!) { deleteAgent(id: $id) { ${AGENT_RECORD} } }`,
     variables: (req) => ({ id: req.params.id }),
     result: (data) => data.deleteAgent,
   },
 ];
+

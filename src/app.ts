@@ -15,6 +15,7 @@ import type { Context } from './graphql/context.ts';
 import { depthLimit } from './graphql/depth-limit.ts';
 import { normalizeError } from './graphql/errors.ts';
 import { buildContext } from './http/context.ts';
+import { handleLocalUpload, LocalStorage } from './providers/local-storage.ts';
 import type { Logger } from './logger.ts';
 import type { Services } from './services.ts';
 
@@ -43,11 +44,14 @@ export async function createApp(opts: {
     routes,
     basePath: config.restBasePath,
     bodyLimitBytes: config.jsonBodyLimitBytes,
+    uploadLimitBytes: config.uploadMaxBytes,
     context,
     onInternalError,
   });
-  // REST first, without the framework; everything else goes through Express.
+  const uploads = services.storage instanceof LocalStorage ? services.storage : null;
+  // REST and local upload links first, without the framework; everything else goes through Express.
   const server = http.createServer((req, res) => {
+    if (uploads && req.method === 'PUT' && req.url?.startsWith('/uploads/')) return void receiveUpload(uploads, req, res, onInternalError);
     if (!rest(req, res)) app(req, res);
   });
   app.disable('x-powered-by');
@@ -168,4 +172,16 @@ function bodyParserError(err: unknown): AppError | null {
     return new AppError('UNSUPPORTED_MEDIA_TYPE', 'The request body encoding is not supported; send UTF-8 JSON.');
   }
   return null;
+}
+
+/** PUT /uploads/<token>: the pre-signed link of local storage (see LocalStorage). */
+async function receiveUpload(storage: LocalStorage, req: IncomingMessage, res: http.ServerResponse, onError: (e: unknown, r: IncomingMessage) => void) {
+  try {
+    const token = decodeURIComponent(req.url!.slice('/uploads/'.length).split('?')[0]!);
+    const { status, body } = await handleLocalUpload(storage, token, req);
+    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(body));
+  } catch (err) {
+    onError(err, req);
+    if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(errorBody('INTERNAL', 'Internal error.')));
+  }
 }

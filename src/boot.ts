@@ -2,41 +2,67 @@ import 'reflect-metadata';
 import { createApp, type App } from './app.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/orm.ts';
+import { ensureVectorIndex } from './db/vector-index.ts';
 import { createEventBus } from './events/bus.ts';
 import { createSchema } from './graphql/schema.ts';
+import { INGEST_QUEUE } from './ingestion/datasource.service.ts';
+import { INGEST_QUEUE_OPTIONS, startIngestWorkers } from './ingestion/ingest.job.ts';
 import { createLogger, type Logger } from './logger.ts';
+import { createEmbedder } from './providers/embeddings.ts';
+import { createStorage } from './providers/storage.ts';
+import { startQueue } from './queue/queue.ts';
 import { createServices, type Services } from './services.ts';
 
 export interface Running {
   config: Config;
   db: Database;
   services: Services;
-  app: App;
+  /** Null when ROLE=worker. */
+  app: App | null;
   logger: Logger;
   port: number;
   stop(): Promise<void>;
 }
 
-/** One bootstrap for the server and the tests: database (migrated), services, schema, HTTP. */
+/**
+ * One bootstrap for the server, the worker and the tests: database (migrated), event bus,
+ * queue, providers, services, then the HTTP app (ROLE all|api) and the workers (ROLE all|worker).
+ */
 export async function start(config: Config, opts: { logger?: Logger } = {}): Promise<Running> {
   const logger = opts.logger ?? createLogger(config.logLevel);
   const db = await openDatabase(config.database);
+  const cleanups: (() => Promise<void>)[] = [() => db.close()];
+  const stop = async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) {
+      await cleanup().catch((error: unknown) => logger.error('shutdown step failed', { error }));
+    }
+  };
   try {
+    const embedder = createEmbedder(config);
+    await ensureVectorIndex(db.orm, embedder.dimension);
     const bus = createEventBus(config.database, db.pglite, logger);
-    const services = await createServices(config, bus);
-    const schema = await createSchema();
-    const app = await createApp({ config, db, services, schema, logger });
-    const port = await app.listen();
+    cleanups.push(() => bus.close());
+    const queue = await startQueue(config.database, db.pglite, [{ name: INGEST_QUEUE, options: INGEST_QUEUE_OPTIONS }], logger);
+    cleanups.push(() => queue.stop());
+    const storage = createStorage(config);
+    const services = await createServices(config, { bus, queue, storage, embedder });
+
+    if (config.role !== 'api') {
+      await startIngestWorkers({ config, orm: db.orm, storage, queue, embedder, datasources: services.datasources, logger });
+    }
+    let app: App | null = null;
+    let port = 0;
+    if (config.role !== 'worker') {
+      const schema = await createSchema();
+      app = await createApp({ config, db, services, schema, logger });
+      port = await app.listen();
+      const httpApp = app;
+      cleanups.push(() => httpApp.close());
+    }
     let stopping: Promise<void> | undefined;
-    const stop = () =>
-      (stopping ??= (async () => {
-        await app.close();
-        await services.bus.close();
-        await db.close();
-      })());
-    return { config, db, services, app, logger, port, stop };
+    return { config, db, services, app, logger, port, stop: () => (stopping ??= stop()) };
   } catch (err) {
-    await db.close();
+    await stop();
     throw err;
   }
 }

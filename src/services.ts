@@ -3,24 +3,40 @@ import { AuthService } from './auth/auth.service.ts';
 import type { Config } from './config.ts';
 import { DatastoreService } from './datastores/datastore.service.ts';
 import type { EventBus } from './events/bus.ts';
+import { DatasourceService } from './ingestion/datasource.service.ts';
+import type { Embedder } from './providers/embeddings.ts';
+import type { ObjectStorage } from './providers/storage.ts';
+import type { Queue } from './queue/queue.ts';
 
-/** The domain services, built once per process and shared by GraphQL, REST and the CLI. */
+/** The domain services, built once per process and shared by GraphQL, REST, workers and the CLI. */
 export interface Services {
   config: Config;
   bus: EventBus;
+  storage: ObjectStorage;
+  queue: Queue;
+  embedder: Embedder;
   auth: AuthService;
   agents: AgentService;
   datastores: DatastoreService;
+  datasources: DatasourceService;
 }
 
-export async function createServices(config: Config, bus: EventBus): Promise<Services> {
-  const datastores = new DatastoreService(config);
+export interface Parts {
+  bus: EventBus;
+  storage: ObjectStorage;
+  queue: Queue;
+  embedder: Embedder;
+}
+
+export async function createServices(config: Config, parts: Parts): Promise<Services> {
+  const datastores = new DatastoreService(parts.embedder);
   const services: Services = {
     config,
-    bus,
-    auth: new AuthService(config, bus),
+    ...parts,
+    auth: new AuthService(config, parts.bus),
     datastores,
-    agents: new AgentService(datastores, bus),
+    agents: new AgentService(datastores, parts.bus),
+    datasources: new DatasourceService(config, parts.storage, parts.queue, parts.bus),
   };
   await Promise.all([services.auth.init(), services.agents.init()]);
   return services;

@@ -1,3 +1,4 @@
+import type { Opt } from '@mikro-orm/core';
 import { Entity, Enum, Index, ManyToOne, Property } from '@mikro-orm/decorators/legacy';
 import { Field, Int, ObjectType } from 'type-graphql';
 import { BaseEntity } from '../db/base.entity.ts';
@@ -30,4 +31,12 @@ export class Datastore extends BaseEntity {
   @Field(() => Int)
   @Property({ type: 'integer' })
   embeddingDimension!: number;
+
+  @Field(() => Int, { description: 'Characters per chunk when splitting documents.' })
+  @Property({ type: 'integer', default: 1000 })
+  chunkSize: number & Opt = 1000;
+
+  @Field(() => Int, { description: 'Characters shared by neighbouring chunks.' })
+  @Property({ type: 'integer', default: 200 })
+  chunkOverlap: number & Opt = 200;
 }

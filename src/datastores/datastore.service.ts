@@ -1,6 +1,6 @@
 import type { Auth } from '../auth/auth.ts';
 import { assertCanChange, assertCanRead, requireMember } from '../access.ts';
-import type { Config } from '../config.ts';
+import type { Embedder } from '../providers/embeddings.ts';
 import type { Em } from '../db/orm.ts';
 import { AppError } from '../errors.ts';
 import { isId } from '../ids.ts';
@@ -9,7 +9,7 @@ import { Datastore } from './datastore.entity.ts';
 import type { CreateDatastoreInput, UpdateDatastoreInput } from './datastore.inputs.ts';
 
 export class DatastoreService {
-  constructor(private readonly config: Config) {}
+  constructor(private readonly embedder: Pick<Embedder, 'provider' | 'model' | 'dimension'>) {}
 
   /** Throws NOT_FOUND (unknown, or private to another organization). */
   async get(em: Em, auth: Auth, id: string): Promise<Datastore> {
@@ -37,8 +37,8 @@ export class DatastoreService {
       name: input.name,
       description: input.description ?? '',
       visibility: input.visibility,
-      embeddingModel: `${this.config.embedding.provider}/${this.config.embedding.model}`,
-      embeddingDimension: this.config.embedding.dimension,
+      embeddingModel: `${this.embedder.provider}/${this.embedder.model}`,
+      embeddingDimension: this.embedder.dimension,
     });
     await em.flush();
     return datastore;

@@ -4,6 +4,8 @@ import { Membership } from '../auth/membership.entity.ts';
 import { Session } from '../auth/session.entity.ts';
 import { User } from '../auth/user.entity.ts';
 import { Datastore } from '../datastores/datastore.entity.ts';
+import { Chunk } from '../ingestion/chunk.entity.ts';
+import { Datasource } from '../ingestion/datasource.entity.ts';
 import { Organization } from '../organizations/organization.entity.ts';
 
-export const entities = [Organization, User, Membership, Session, ApiKey, Datastore, Agent];
+export const entities = [Organization, User, Membership, Session, ApiKey, Datastore, Agent, Datasource, Chunk];

@@ -1,5 +1,5 @@
 import type { Config } from '../config.ts';
-import { GcsStorage, type GcsCredentials } from './gcs-storage.ts';
+import { GcsStorage } from './gcs-storage.ts';
 import { LocalStorage } from './local-storage.ts';
 
 /**
@@ -101,11 +101,6 @@ export function mimeEssence(contentType: string | null | undefined): string {
 export interface CreateStorageOptions {
   /** HMAC secret for local upload links; else a key persisted under DATA_DIR. */
   signingSecret?: string;
-  /**
-   * A service-account key for GCS. Production leaves this out so the client finds
-   * credentials the standard way (GOOGLE_APPLICATION_CREDENTIALS, workload identity…).
-   */
-  gcsCredentials?: GcsCredentials;
 }
 
 export function createStorage(config: Config, opts: CreateStorageOptions = {}): ObjectStorage {
@@ -115,7 +110,6 @@ export function createStorage(config: Config, opts: CreateStorageOptions = {}): 
       bucket: storage.bucket,
       apiEndpoint: storage.apiEndpoint,
       projectId: storage.projectId,
-      credentials: opts.gcsCredentials,
     });
   }
   return new LocalStorage({

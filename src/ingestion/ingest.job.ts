@@ -1,0 +1,220 @@
+/**
+ * The ingestion worker: one datasource per job. Idempotent: running it twice leaves the same
+ * rows, because a datasource's chunks are replaced in one transaction at the end.
+ */
+import type { Job } from 'pg-boss';
+import type { Config } from '../config.ts';
+import type { Orm } from '../db/orm.ts';
+import { Datastore } from '../datastores/datastore.entity.ts';
+import type { Logger } from '../logger.ts';
+import { Organization } from '../organizations/organization.entity.ts';
+import type { Embedder } from '../providers/embeddings.ts';
+import { FetchError, safeFetch } from '../providers/safe-fetch.ts';
+import type { ObjectStorage } from '../providers/storage.ts';
+import type { Queue } from '../queue/queue.ts';
+import { replaceChunks } from './chunk.store.ts';
+import { estimateTokens, splitDocument } from './chunker.ts';
+import { Datasource, DatasourceStatus, DatasourceType } from './datasource.entity.ts';
+import { contentHash, INGEST_QUEUE, type DatasourceService, type IngestJobData } from './datasource.service.ts';
+import { loadDocument, LoaderError, normalizeMimeType, type LoadedDocument } from './loaders/index.ts';
+import { decodeHtml, discoverSiteUrls, extractMainContent } from './web.ts';
+
+/** A failure that another attempt cannot fix: the datasource ends in `error` at once. */
+export class PermanentError extends Error {}
+
+export interface IngestDeps {
+  config: Config;
+  orm: Orm;
+  storage: ObjectStorage;
+  queue: Queue;
+  embedder: Embedder;
+  datasources: DatasourceService;
+  logger: Logger;
+}
+
+export const INGEST_QUEUE_OPTIONS = {
+  retryLimit: 3,
+  retryDelay: 5,
+  retryBackoff: true,
+  retryDelayMax: 300,
+  expireInSeconds: 15 * 60,
+};
+
+export async function startIngestWorkers(deps: IngestDeps, opts: { concurrency?: number; pollingIntervalSeconds?: number } = {}) {
+  return deps.queue.work<IngestJobData>(
+    INGEST_QUEUE,
+    { localConcurrency: opts.concurrency ?? 2, pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 0.5 },
+    (job) => ingest(deps, job),
+  );
+}
+
+export async function ingest(deps: IngestDeps, job: Job<IngestJobData> & { retryLimit?: number }): Promise<void> {
+  const { orm, datasources, logger } = deps;
+  const em = orm.em.fork();
+  const ds = await em.findOne(Datasource, job.data.datasourceId, { populate: ['content'] });
+  if (!ds) return; // deleted meanwhile: nothing to do
+  const datastore = await em.findOneOrFail(Datastore, ds.datastore.id);
+  const lastAttempt = job.retryCount >= (job.retryLimit ?? INGEST_QUEUE_OPTIONS.retryLimit);
+
+  ds.status = DatasourceStatus.running;
+  ds.errorMessage = null;
+  await em.flush();
+  await datasources.publishStatus(em, ds);
+
+  try {
+    if (ds.type === DatasourceType.web_site) await crawlSite(deps, ds, job.signal);
+    else await processDocument(deps, ds, datastore, job.signal);
+  } catch (err) {
+    const permanent = isPermanent(err);
+    logger.warn('ingestion failed', { datasourceId: ds.id, attempt: job.retryCount, permanent, error: err });
+    if (!permanent && !lastAttempt) throw err; // pg-boss retries with backoff
+    const fresh = em.fork();
+    const row = await fresh.findOne(Datasource, ds.id);
+    if (!row) return;
+    row.status = DatasourceStatus.error;
+    row.errorMessage = readable(err);
+    await fresh.flush();
+    await datasources.publishStatus(fresh, row);
+  }
+}
+
+async function processDocument(deps: IngestDeps, ds: Datasource, datastore: Datastore, signal: AbortSignal): Promise<void> {
+  const { orm, embedder, datasources } = deps;
+  const { doc, hashInput, url } = await loadContent(deps, ds, signal);
+  const pieces = await splitDocument(doc, { chunkSize: datastore.chunkSize, chunkOverlap: datastore.chunkOverlap });
+  if (!pieces.length) throw new PermanentError('The document has no text to index.');
+  const tokens = pieces.reduce((n, p) => n + estimateTokens(p.text), 0);
+
+  const em = orm.em.fork();
+  const org = await em.findOneOrFail(Organization, ds.organization.id);
+  const others = await datasources.storedTokens(em, org.id, ds.id);
+  if (others + tokens > Number(org.storedTokenLimit)) {
+    const row = await em.findOneOrFail(Datasource, ds.id);
+    row.status = DatasourceStatus.usage_limit_reached;
+    row.errorMessage = `Storing ${tokens} more tokens would pass the organization's limit of ${org.storedTokenLimit} (${others} stored).`;
+    await em.flush();
+    await datasources.publishStatus(em, row);
+    return;
+  }
+
+  if (datastore.embeddingDimension !== embedder.dimension) {
+    throw new PermanentError(
+      `This datastore was created for ${datastore.embeddingModel} (${datastore.embeddingDimension} dimensions); the configured embedding model gives ${embedder.dimension}.`,
+    );
+  }
+  const vectors = await embedder.embedDocuments(pieces.map((p) => p.text), signal);
+  const base = { datasource_name: doc.title && ds.type === DatasourceType.web_page ? doc.title : ds.name, source: url ?? ds.fileName ?? ds.name, custom_id: ds.customId ?? null };
+
+  await em.transactional(async (tx) => {
+    const row = await tx.findOne(Datasource, ds.id, { lockMode: undefined });
+    if (!row) return; // deleted while we worked
+    await replaceChunks(
+      tx,
+      { datasourceId: ds.id, datastoreId: datastore.id, customId: ds.customId ?? null, dimension: embedder.dimension },
+      pieces.map((p, i) => ({ ...p, embedding: vectors[i]!, metadata: { ...base, ...(p.page != null ? { page: p.page } : {}) } })),
+    );
+    row.status = DatasourceStatus.synched;
+    row.chunkCount = pieces.length;
+    row.tokenCount = tokens;
+    row.hash = contentHash(hashInput);
+    row.lastSynch = new Date();
+    row.errorMessage = null;
+    if (ds.type === DatasourceType.web_page && doc.title && (!row.name || row.name === row.config.source_url)) row.name = doc.title.slice(0, 500);
+    await tx.flush();
+    await datasources.publishStatus(tx, row);
+  });
+}
+
+async function loadContent(deps: IngestDeps, ds: Datasource, signal: AbortSignal): Promise<{ doc: LoadedDocument; hashInput: Buffer | string; url?: string }> {
+  switch (ds.type) {
+    case DatasourceType.text: {
+      const text = ds.content ?? '';
+      return { doc: { text, metadata: {} }, hashInput: text };
+    }
+    case DatasourceType.file: {
+      if (!ds.storageKey || !ds.mimeType) throw new PermanentError('The datasource has no file.');
+      const data = await deps.storage.get(ds.storageKey);
+      return { doc: await loadDocument(data, ds.mimeType), hashInput: data };
+    }
+    case DatasourceType.web_page: {
+      const url = String(ds.config.source_url);
+      const res = await safeFetch(url, { allowPrivate: deps.config.allowPrivateUrls, signal, accept: 'text/html,application/xhtml+xml,text/plain;q=0.8,*/*;q=0.5' });
+      const type = normalizeMimeType(res.contentType ?? 'text/html');
+      if (type === 'text/html' || type === 'application/xhtml+xml') {
+        const page = extractMainContent(decodeHtml(res.body, res.contentType), res.url);
+        return { doc: { text: page.text, title: page.title, metadata: {} }, hashInput: page.text, url: res.url };
+      }
+      return { doc: await loadDocument(res.body, type), hashInput: res.body, url: res.url };
+    }
+    default:
+      throw new PermanentError(`Cannot process a ${ds.type} datasource as a document.`);
+  }
+}
+
+/** A site: discover its pages, make each a web_page child, drop pages that disappeared. */
+async function crawlSite(deps: IngestDeps, site: Datasource, signal: AbortSignal): Promise<void> {
+  const { orm, config, queue, datasources } = deps;
+  const em = orm.em.fork();
+  const org = await em.findOneOrFail(Organization, site.organization.id);
+  const fetcher = (url: string) => safeFetch(url, { allowPrivate: config.allowPrivateUrls, signal });
+  const urls = await discoverSiteUrls({
+    sourceUrl: typeof site.config.source_url === 'string' ? site.config.source_url : undefined,
+    sitemap: typeof site.config.sitemap === 'string' ? site.config.sitemap : undefined,
+    limit: org.crawlPageLimit,
+    fetch: fetcher,
+    signal,
+  });
+  if (!urls.length) throw new PermanentError('No pages were found on this site.');
+
+  const children = await em.find(Datasource, { groupId: site.id });
+  const byUrl = new Map(children.map((c) => [String(c.config.source_url), c]));
+  const keep = new Set(urls);
+  const created: Datasource[] = [];
+  await em.transactional(async (tx) => {
+    const gone = children.filter((c) => !keep.has(String(c.config.source_url)));
+    if (gone.length) await tx.nativeDelete(Datasource, { id: { $in: gone.map((c) => c.id) } });
+    for (const url of urls) {
+      const existing = byUrl.get(url);
+      const page =
+        existing ??
+        tx.create(Datasource, {
+          organization: site.organization,
+          datastore: site.datastore,
+          type: DatasourceType.web_page,
+          name: url,
+          groupId: site.id,
+          config: { source_url: url },
+          customId: site.customId ?? null,
+        } as never);
+      if (existing) {
+        existing.status = DatasourceStatus.pending;
+        tx.persist(existing);
+      } else created.push(page);
+      await tx.flush();
+      await queue.send(tx, INGEST_QUEUE, { datasourceId: page.id } satisfies IngestJobData);
+    }
+    const row = await tx.findOneOrFail(Datasource, site.id);
+    row.status = DatasourceStatus.synched;
+    row.lastSynch = new Date();
+    row.metadata = { ...row.metadata, pages: urls.length };
+    row.hash = contentHash(urls.join('\n'));
+    await tx.flush();
+    await datasources.publishStatus(tx, row);
+  });
+  for (const page of created) await datasources.publishStatus(em, page);
+}
+
+/** Timeouts, network failures and 5xx/429 answers may pass; everything else about the input will not. */
+function isPermanent(err: unknown): boolean {
+  if (err instanceof FetchError) {
+    if (err.code === 'TIMEOUT' || err.code === 'NETWORK') return false;
+    if (err.code === 'HTTP_STATUS' && (err.status === 429 || (err.status ?? 0) >= 500)) return false;
+    return true;
+  }
+  return err instanceof PermanentError || err instanceof LoaderError;
+}
+
+function readable(err: unknown): string {
+  if (err instanceof LoaderError || err instanceof FetchError || err instanceof PermanentError) return err.message;
+  return `Processing failed: ${err instanceof Error ? err.message : String(err)}`.slice(0, 1000);
+}

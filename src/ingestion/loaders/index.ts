@@ -1,0 +1,201 @@
+/**
+ * Document loaders: bytes of an uploaded file to plain text for ingestion.
+ *
+ * Parsing untrusted Office/PDF files is where memory and CPU blow up, so it never happens on
+ * the caller's thread: each document is parsed in a fresh worker thread with a V8 heap limit
+ * and a deadline, and terminated past either. A fresh worker per document (rather than a
+ * pool) costs tens of milliseconds, which ingestion does not notice, and guarantees that
+ * nothing from one document's parse (heap growth, pdf.js caches) outlives it. Cheap checks
+ * that need no parsing (type, magic bytes, the ZIP directory) run here first, so refusals are
+ * immediate.
+ */
+import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { LoaderError } from './errors.ts';
+import { isOoxml, isSupportedMimeType, MIME, normalizeMimeType } from './mime.ts';
+import { formatOf } from './parse.ts';
+import type { WorkerJob, WorkerReply } from './protocol.ts';
+import type { LoadedDocument } from './types.ts';
+import { inspectZip } from './zip-guard.ts';
+
+export { DATASOURCE_MIME_TYPES, EXTRA_MIME_TYPES, mimeTypeFromFileName, normalizeMimeType } from './mime.ts';
+export { LoaderError, type LoaderErrorCode } from './errors.ts';
+export type { LoadedDocument, LoadedPage } from './types.ts';
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+export const DEFAULT_MAX_MEMORY_MB = 512;
+export const DEFAULT_MAX_TEXT_CHARS = 5_000_000;
+
+export interface LoadOptions {
+  timeoutMs?: number;
+  /** V8 heap limit of the parsing worker (`maxOldGenerationSizeMb`). */
+  maxMemoryMb?: number;
+  maxTextChars?: number;
+}
+
+// Under `npm start` and vitest this module is TypeScript, and so is the worker: a worker is a
+// plain Node thread that only understands TypeScript through the same loader hook. After
+// `tsc` both are .js and need nothing.
+const WORKER_IS_TS = import.meta.url.endsWith('.ts');
+const WORKER_URL = new URL(WORKER_IS_TS ? './worker.ts' : './worker.js', import.meta.url);
+const SWC_REGISTER = '@swc-node/register/esm-register';
+
+let swcPinned = false;
+
+/**
+ * The TypeScript hook's compiler is a napi-rs addon, and such an addon crashes the whole
+ * process (SIGSEGV, seen under vitest after three workers) when it is loaded only by worker
+ * threads that come and go. Loading it once on this thread keeps it alive for the process.
+ * Under `npm start` the hook already loaded it here; under vitest nothing had.
+ */
+function pinTypeScriptCompiler(): void {
+  if (swcPinned) return;
+  swcPinned = true;
+  try {
+    createRequire(import.meta.url)('@swc/core');
+  } catch {
+    // Not installed here: then the worker's hook fails to start and says so.
+  }
+}
+
+function workerExecArgv(): string[] | undefined {
+  if (!WORKER_IS_TS) return undefined; // inherit the parent's flags
+  pinTypeScriptCompiler();
+  let register = SWC_REGISTER;
+  try {
+    // Resolved from this file, so the worker starts whatever the process's working directory.
+    register = import.meta.resolve(SWC_REGISTER);
+  } catch {
+    // Left bare: resolved from the working directory, which is the project under npm scripts.
+  }
+  return ['--import', register];
+}
+
+/**
+ * Parsing workers running at once. Each may use `maxMemoryMb` of heap plus its file's
+ * buffers, so an upload burst must queue rather than start a worker per file.
+ */
+const MAX_CONCURRENT_WORKERS = Math.max(1, Math.min(4, availableParallelism()));
+let running = 0;
+const waiting: (() => void)[] = [];
+
+async function withWorkerSlot<T>(run: () => Promise<T>): Promise<T> {
+  if (running >= MAX_CONCURRENT_WORKERS) await new Promise<void>((resolve) => waiting.push(resolve));
+  running++;
+  try {
+    return await run();
+  } finally {
+    running--;
+    waiting.shift()?.();
+  }
+}
+
+const DOC_LABELS: Readonly<Record<string, string>> = {
+  [MIME.docx]: 'Word document',
+  [MIME.pptx]: 'PowerPoint presentation',
+  [MIME.xlsx]: 'Excel workbook',
+  [MIME.doc]: 'Word document (.doc)',
+};
+
+const PDF_MAGIC = Buffer.from('%PDF-');
+// pdf.js, like Acrobat, accepts junk before the header within the first kilobyte.
+const PDF_HEADER_WINDOW = 1024;
+const OLE_MAGIC = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
+const ZIP_MAGIC = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
+
+/** Refusals that need no parser: wrong magic bytes, or a ZIP whose directory is unsafe. */
+function precheck(data: Buffer, mimeType: string): void {
+  const corrupt = () => new LoaderError('CORRUPT', formatOf(mimeType)!.corrupt);
+  if (isOoxml(mimeType)) {
+    inspectZip(data, DOC_LABELS[mimeType]);
+  } else if (mimeType === MIME.pdf) {
+    if (data.subarray(0, PDF_HEADER_WINDOW).indexOf(PDF_MAGIC) < 0) throw corrupt();
+  } else if (mimeType === MIME.doc) {
+    // word-extractor also reads a .docx sent as application/msword; guard it like one.
+    if (data.subarray(0, 4).equals(ZIP_MAGIC)) inspectZip(data, DOC_LABELS[mimeType]);
+    else if (!data.subarray(0, 8).equals(OLE_MAGIC)) throw corrupt();
+  }
+}
+
+function positive(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`${name} must be a positive number`);
+  return value;
+}
+
+/**
+ * Reads a document's text. Throws `LoaderError` for everything the file's sender can cause
+ * (its `message` can be shown to them); any other error is a fault of the server.
+ */
+export async function loadDocument(data: Buffer, mimeType: string, opts: LoadOptions = {}): Promise<LoadedDocument> {
+  const timeoutMs = positive('timeoutMs', opts.timeoutMs, DEFAULT_TIMEOUT_MS);
+  const maxMemoryMb = positive('maxMemoryMb', opts.maxMemoryMb, DEFAULT_MAX_MEMORY_MB);
+  const maxTextChars = positive('maxTextChars', opts.maxTextChars, DEFAULT_MAX_TEXT_CHARS);
+  const type = normalizeMimeType(mimeType);
+  if (!isSupportedMimeType(type)) {
+    throw new LoaderError('UNSUPPORTED_TYPE', `Files of type ${type || 'unknown'} are not supported.`);
+  }
+  if (data.length === 0) throw new LoaderError('EMPTY', 'The file is empty.');
+  precheck(data, type);
+  return withWorkerSlot(() => runWorker(data, type, { timeoutMs, maxMemoryMb, maxTextChars }));
+}
+
+function runWorker(
+  data: Buffer,
+  mimeType: string,
+  limits: { timeoutMs: number; maxMemoryMb: number; maxTextChars: number },
+): Promise<LoadedDocument> {
+  // A copy is transferred, not the caller's buffer: transferring would detach memory the
+  // caller still owns (or, for small Buffers, Node's shared pool), and one copy is what
+  // structured cloning would cost anyway.
+  const copy = new Uint8Array(data.byteLength);
+  copy.set(data);
+  const job: WorkerJob = { data: copy, mimeType, maxTextChars: limits.maxTextChars };
+
+  return new Promise<LoadedDocument>((resolve, reject) => {
+    const worker = new Worker(WORKER_URL, {
+      workerData: job,
+      transferList: [copy.buffer],
+      execArgv: workerExecArgv(),
+      resourceLimits: { maxOldGenerationSizeMb: limits.maxMemoryMb },
+    });
+    let settled = false;
+    const settle = (outcome: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      outcome();
+      // The answer is in; whatever the parser left running (timers, pdf.js) goes with the thread.
+      void worker.terminate();
+    };
+    const timer = setTimeout(() => {
+      const seconds = Math.round(limits.timeoutMs / 100) / 10;
+      settle(() => reject(new LoaderError('TIMEOUT', `The document took too long to read (over ${seconds} s).`)));
+    }, limits.timeoutMs);
+
+    worker.on('message', (reply: WorkerReply) => {
+      settle(() => {
+        if (reply.ok) resolve(reply.doc);
+        else if (reply.code) reject(new LoaderError(reply.code, reply.message, causeOf(reply.detail)));
+        else reject(new Error(reply.message, causeOf(reply.detail)));
+      });
+    });
+    worker.on('error', (error: Error & { code?: string }) => {
+      settle(() => {
+        if (error.code === 'ERR_WORKER_OUT_OF_MEMORY') {
+          reject(new LoaderError('TOO_LARGE', 'The document is too large to read: it needs too much memory.', { cause: error }));
+        } else {
+          reject(new Error('The document loader worker failed.', { cause: error }));
+        }
+      });
+    });
+    worker.on('exit', (code) => {
+      settle(() => reject(new Error(`The document loader worker exited (code ${code}) without a result.`)));
+    });
+  });
+}
+
+function causeOf(detail: string | undefined): ErrorOptions | undefined {
+  return detail === undefined ? undefined : { cause: new Error(detail) };
+}

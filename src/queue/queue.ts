@@ -1,0 +1,56 @@
+/**
+ * pg-boss on the service's own database: on PGlite it shares the one in-process instance; on
+ * PostgreSQL it has its own pool. Jobs are enqueued through the caller's open transaction, so a
+ * row and the job that processes it are committed together or not at all.
+ */
+import type { PGlite } from '@electric-sql/pglite';
+import { fromKysely, fromPglite, PgBoss, type Job, type QueueOptions, type WorkOptions } from 'pg-boss';
+import type { DatabaseConfig } from '../config.ts';
+import type { Em } from '../db/orm.ts';
+import type { Logger } from '../logger.ts';
+
+export interface QueueDefinition {
+  name: string;
+  options: QueueOptions;
+}
+
+export interface Queue {
+  readonly boss: PgBoss;
+  /** Enqueues inside `em`'s transaction when there is one. */
+  send(em: Em, name: string, data: object, options?: { singletonKey?: string; startAfter?: number }): Promise<string | null>;
+  work<T extends object>(name: string, options: WorkOptions, handler: (job: Job<T> & { retryLimit?: number }) => Promise<void>): Promise<string>;
+  stop(): Promise<void>;
+}
+
+export async function startQueue(
+  database: DatabaseConfig,
+  pglite: PGlite | null,
+  definitions: QueueDefinition[],
+  logger: Logger,
+): Promise<Queue> {
+  const boss = pglite
+    ? new PgBoss({ db: fromPglite(pglite), backend: 'pglite', schema: 'pgboss' })
+    : new PgBoss({ connectionString: (database as { url: string }).url, schema: 'pgboss', max: 5 });
+  boss.on('error', (error) => logger.error('queue error', { error }));
+  await boss.start();
+  // Queues exist before the first transactional send (a send must not create one mid-transaction).
+  for (const def of definitions) {
+    const existing = await boss.getQueue(def.name);
+    if (existing) await boss.updateQueue(def.name, def.options);
+    else await boss.createQueue(def.name, def.options);
+  }
+
+  return {
+    boss,
+    send(em, name, data, options = {}) {
+      const trx = em.getTransactionContext();
+      return boss.send(name, data, { ...options, ...(trx ? { db: fromKysely(trx as never) } : {}) });
+    },
+    async work(name, options, handler) {
+      return boss.work(name, { ...options, includeMetadata: true } as WorkOptions & { includeMetadata: true }, async (jobs) => {
+        for (const job of jobs) await handler(job as never);
+      });
+    },
+    stop: () => boss.stop({ graceful: true, timeout: 10_000, close: true }),
+  };
+}
