@@ -9,6 +9,7 @@ import { INGEST_QUEUE } from './ingestion/datasource.service.ts';
 import { INGEST_QUEUE_OPTIONS, startIngestWorkers } from './ingestion/ingest.job.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createEmbedder } from './providers/embeddings.ts';
+import { LocalStorage } from './providers/local-storage.ts';
 import { createStorage } from './providers/storage.ts';
 import { startQueue } from './queue/queue.ts';
 import { createServices, type Services } from './services.ts';
@@ -56,6 +57,7 @@ export async function start(config: Config, opts: { logger?: Logger } = {}): Pro
       const schema = await createSchema();
       app = await createApp({ config, db, services, schema, logger });
       port = await app.listen();
+      if (storage instanceof LocalStorage && /:0$/.test(config.publicUrl)) storage.setPublicUrl(`http://127.0.0.1:${port}`);
       const httpApp = app;
       cleanups.push(() => httpApp.close());
     }

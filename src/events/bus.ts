@@ -84,7 +84,7 @@ export function createEventBus(database: DatabaseConfig, pglite: PGlite | null, 
     async publish(em, channel, payload) {
       if (!CHANNEL.test(channel)) throw new Error(`Bad channel name: ${channel}`);
       if (Buffer.byteLength(payload) > MAX_PAYLOAD) throw new Error(`Event payload too large on ${channel}`);
-      await em.getConnection().execute('select pg_notify(?, ?)', [channel, payload]);
+      await em.getConnection().execute('select pg_notify(?, ?)', [channel, payload], 'all', em.getTransactionContext());
     },
     async subscribe(channel, handler) {
       if (!CHANNEL.test(channel)) throw new Error(`Bad channel name: ${channel}`);

@@ -1,9 +1,11 @@
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
+import { createPubSub } from '@graphql-yoga/subscription';
 import { buildSchema, type AuthChecker } from 'type-graphql';
 import { isOwner } from '../access.ts';
 import { AgentResolver } from '../agents/agent.resolver.ts';
 import { AuthResolver } from '../auth/auth.resolver.ts';
 import { DatastoreResolver } from '../datastores/datastore.resolver.ts';
+import { DatasourceResolver } from '../ingestion/datasource.resolver.ts';
 import { AppError } from '../errors.ts';
 import type { Context } from './context.ts';
 
@@ -23,8 +25,11 @@ const authChecker: AuthChecker<Context> = ({ root, context }) => {
 
 export async function createSchema(): Promise<GraphQLSchema> {
   return buildSchema({
-    resolvers: [AuthResolver, AgentResolver, DatastoreResolver],
+    resolvers: [AuthResolver, AgentResolver, DatastoreResolver, DatasourceResolver],
     authChecker,
+    // Our subscriptions bring their own iterators (the cross-process event bus); TypeGraphQL
+    // still wants a PubSub to exist.
+    pubSub: createPubSub(),
     validate: { forbidUnknownValues: false },
   });
 }

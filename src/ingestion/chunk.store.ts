@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import pgvector from 'pgvector';
 import type { Em } from '../db/orm.ts';
+import { rawQuery } from '../db/raw.ts';
 import { newId } from '../ids.ts';
 import type { Piece } from './chunker.ts';
 
@@ -21,16 +22,15 @@ export async function replaceChunks(
   target: { datasourceId: string; datastoreId: string; customId: string | null; dimension: number },
   rows: ChunkRow[],
 ): Promise<void> {
-  const conn = em.getConnection();
-  const trx = em.getTransactionContext();
-  await conn.execute('delete from chunks where datasource_id = ?', [target.datasourceId], 'run', trx);
+  await rawQuery(em, 'delete from chunks where datasource_id = $1', [target.datasourceId]);
   for (let start = 0; start < rows.length; start += INSERT_BATCH) {
     const batch = rows.slice(start, start + INSERT_BATCH);
     // One statement per batch: arrays unnested server-side, whatever the batch size.
-    await conn.execute(
+    await rawQuery(
+      em,
       `insert into chunks (id, datasource_id, datastore_id, custom_id, position, page, text, content_hash, embedding, dimension, metadata)
-       select id, ?::uuid, ?::uuid, ?, position, page, text, content_hash, embedding::vector, ?, metadata
-       from unnest(?::uuid[], ?::int[], ?::int[], ?::text[], ?::text[], ?::text[], ?::jsonb[])
+       select id, $1::uuid, $2::uuid, $3, position, page, text, content_hash, embedding::vector, $4, metadata
+       from unnest($5::uuid[], $6::int[], $7::int[], $8::text[], $9::text[], $10::text[], $11::jsonb[])
          as t(id, position, page, text, content_hash, embedding, metadata)`,
       [
         target.datasourceId,
@@ -45,8 +45,6 @@ export async function replaceChunks(
         batch.map((r) => pgvector.toSql(r.embedding)),
         batch.map((r) => JSON.stringify(r.metadata)),
       ],
-      'run',
-      trx,
     );
   }
 }

@@ -58,7 +58,7 @@ export class LocalStorage implements ObjectStorage {
   private readonly metaDir: string;
   private readonly tmpDir: string;
   private readonly markersDir: string;
-  private readonly publicUrl: string;
+  private publicUrl: string;
   private readonly keyFile: string;
   private readonly configuredSecret: string | undefined;
   private secret: Buffer | null = null;
@@ -76,6 +76,11 @@ export class LocalStorage implements ObjectStorage {
       throw new Error('signingSecret must be at least 16 characters long');
     }
     this.configuredSecret = opts.signingSecret;
+  }
+
+  /** When the port is chosen at listen time (PORT=0), links learn it afterwards. */
+  setPublicUrl(url: string): void {
+    this.publicUrl = url.replace(/\/+$/, '');
   }
 
   async put(key: string, data: Buffer, contentType: string): Promise<void> {

@@ -56,6 +56,12 @@ export function oneLine(value: string): string {
   return value.replace(/\s*\n\s*/g, ' ').trim();
 }
 
+export function trimTrailingEmpty(row: string[]): string[] {
+  let end = row.length;
+  while (end > 0 && row[end - 1] === '') end--;
+  return end === row.length ? row : row.slice(0, end);
+}
+
 const NUMBER_LIKE = /^[-+]?(\d[\d,.\s]*)?\d%?$/;
 
 /**

@@ -1,14 +1,5 @@
 export type LoaderErrorCode = 'UNSUPPORTED_TYPE' | 'CORRUPT' | 'ZIP_BOMB' | 'TOO_LARGE' | 'TIMEOUT' | 'EMPTY';
 
-const CODES: ReadonlySet<string> = new Set<LoaderErrorCode>([
-  'UNSUPPORTED_TYPE',
-  'CORRUPT',
-  'ZIP_BOMB',
-  'TOO_LARGE',
-  'TIMEOUT',
-  'EMPTY',
-]);
-
 /**
  * An expected failure to read a document. `message` is shown to the person who uploaded the
  * file, so it names the problem in their terms; the technical reason, when there is one, is
@@ -25,6 +16,3 @@ export class LoaderError extends Error {
   }
 }
 
-export function isLoaderErrorCode(value: unknown): value is LoaderErrorCode {
-  return typeof value === 'string' && CODES.has(value);
-}

@@ -18,9 +18,12 @@ function failure(error: unknown): WorkerReply {
   return { ok: false, message: 'Document parsing failed.', detail: describe(error) };
 }
 
+/** For logs: name, message and stack (pdf.js errors leave the message out of their stack). */
 function describe(error: unknown): string | undefined {
   if (error === undefined) return undefined;
-  return error instanceof Error ? (error.stack ?? error.message) : String(error);
+  if (!(error instanceof Error)) return String(error);
+  const head = `${error.name}: ${error.message}`;
+  return error.stack?.includes(error.message) ? error.stack : `${head}\n${error.stack ?? ''}`;
 }
 
 // Some libraries throw from callbacks outside any promise chain; that is still bad input.

@@ -1,6 +1,5 @@
 import ExcelJS from 'exceljs';
-import { oneLine, renderRows, TextBudget } from './common.ts';
-import { trimTrailingEmpty } from './text.ts';
+import { oneLine, renderRows, TextBudget, trimTrailingEmpty } from './common.ts';
 import type { LoadedDocument, LoadedPage, ParseOptions } from './types.ts';
 
 function formatDate(date: Date): string {

