@@ -39,6 +39,25 @@ export interface Config {
   readonly uploadMaxBytes: number;
   /** Crawlers refuse private, loopback and link-local addresses unless this is true. */
   readonly allowPrivateUrls: boolean;
+  /** The modelName enum mapped to model ids of the chat endpoint. */
+  readonly models: {
+    readonly model_3_5_turbo: string;
+    readonly model_3_5_turbo_16k: string;
+    readonly model_4: string;
+    readonly model_4_32k: string;
+    /** Image questions (universal processor); null = OCR and metadata only. */
+    readonly vision: string | null;
+    /** Speech to text (universal processor); null = metadata only. */
+    readonly transcription: string | null;
+  };
+  /** Defaults for new organizations (each organization's row can then be changed). */
+  readonly limits: {
+    readonly storedTokens: number;
+    readonly crawlPages: number;
+    readonly queriesPerMonth: number;
+  };
+  /** Anonymous visitors of public agents: requests per minute per visitor and per IP. */
+  readonly rateLimits: { readonly perVisitorPerMinute: number; readonly perIpPerMinute: number };
 }
 
 export class ConfigError extends Error {
@@ -126,6 +145,23 @@ export function loadConfig(env: Env = process.env): Config {
     publicUrl: '',
     uploadMaxBytes: int('UPLOAD_MAX_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     allowPrivateUrls: bool('ALLOW_PRIVATE_URLS', false),
+    models: {
+      model_3_5_turbo: env.MODEL_3_5_TURBO || 'gpt-4o-mini',
+      model_3_5_turbo_16k: env.MODEL_3_5_TURBO_16K || 'gpt-4o-mini',
+      model_4: env.MODEL_4 || 'gpt-4o',
+      model_4_32k: env.MODEL_4_32K || 'gpt-4o',
+      vision: env.VISION_MODEL || null,
+      transcription: env.TRANSCRIPTION_MODEL || null,
+    },
+    limits: {
+      storedTokens: int('DEFAULT_STORED_TOKEN_LIMIT', 10_000_000, 0, Number.MAX_SAFE_INTEGER),
+      crawlPages: int('DEFAULT_CRAWL_PAGE_LIMIT', 25, 1, 100_000),
+      queriesPerMonth: int('DEFAULT_MONTHLY_QUERY_LIMIT', 10_000, 0, Number.MAX_SAFE_INTEGER),
+    },
+    rateLimits: {
+      perVisitorPerMinute: int('RATE_LIMIT_VISITOR_PER_MINUTE', 30, 1, 100_000),
+      perIpPerMinute: int('RATE_LIMIT_IP_PER_MINUTE', 120, 1, 1_000_000),
+    },
   };
   const mutable = config as { -readonly [K in keyof Config]: Config[K] };
   mutable.publicUrl = (env.PUBLIC_URL || `http://localhost:${config.port}`).replace(/\/+$/, '');

@@ -211,7 +211,11 @@ export class AuthService {
     const passwordHash = await hashPassword(input.password);
     try {
       return await em.transactional(async (tx) => {
-        const organization = tx.create(Organization, { name });
+        const organization = tx.create(Organization, {
+          name,
+          storedTokenLimit: this.config.limits.storedTokens,
+          crawlPageLimit: this.config.limits.crawlPages,
+        });
         const user = tx.create(User, { email, passwordHash });
         tx.create(Membership, { user, organization, role: MemberRole.owner });
         await tx.flush();

@@ -1,0 +1,108 @@
+/**
+ * Chat models behind one small interface: any OpenAI-compatible endpoint through LangChain's
+ * ChatOpenAI. With no endpoint configured there is no chat model (null), and callers use the
+ * embedded extractive answerer instead; nothing here pretends to be a language model.
+ */
+import { AIMessage, HumanMessage, SystemMessage, type BaseMessage } from '@langchain/core/messages';
+import { ChatOpenAI } from '@langchain/openai';
+import type { Config } from '../config.ts';
+
+export type ContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
+
+export interface ChatTurn {
+  role: 'system' | 'user' | 'assistant';
+  content: string | ContentPart[];
+}
+
+export interface ChatParams {
+  /** The endpoint's model id. */
+  model: string;
+  temperature?: number;
+  maxTokens?: number;
+  topP?: number;
+  presencePenalty?: number;
+  frequencyPenalty?: number;
+}
+
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+}
+
+export type ChatChunk = { type: 'text'; text: string } | { type: 'usage'; usage: Usage };
+
+export interface ChatModel {
+  /** Yields text as the model produces it, then usage when the endpoint reports it. Aborting `signal` cancels the request. */
+  stream(turns: ChatTurn[], params: ChatParams, signal?: AbortSignal): AsyncIterable<ChatChunk>;
+  complete(turns: ChatTurn[], params: ChatParams, signal?: AbortSignal): Promise<{ text: string; usage: Usage | null }>;
+}
+
+export class ChatError extends Error {
+  override name = 'ChatError';
+}
+
+export function createChatModel(config: Pick<Config, 'openai'>): ChatModel | null {
+  if (!config.openai) return null;
+  const { baseUrl, apiKey } = config.openai;
+  const client = (params: ChatParams, streaming: boolean) =>
+    new ChatOpenAI({
+      model: params.model,
+      apiKey,
+      configuration: { baseURL: baseUrl },
+      streaming,
+      streamUsage: true,
+      maxRetries: 1,
+      timeout: 120_000,
+      ...(params.temperature !== undefined ? { temperature: params.temperature } : {}),
+      ...(params.maxTokens !== undefined ? { maxTokens: params.maxTokens } : {}),
+      ...(params.topP !== undefined ? { topP: params.topP } : {}),
+      ...(params.presencePenalty !== undefined ? { presencePenalty: params.presencePenalty } : {}),
+      ...(params.frequencyPenalty !== undefined ? { frequencyPenalty: params.frequencyPenalty } : {}),
+    });
+
+  return {
+    async *stream(turns, params, signal) {
+      let stream;
+      try {
+        stream = await client(params, true).stream(toMessages(turns), { signal });
+      } catch (err) {
+        throw wrap(err, signal);
+      }
+      try {
+        for await (const chunk of stream) {
+          const text = typeof chunk.content === 'string' ? chunk.content : '';
+          if (text) yield { type: 'text', text };
+          const u = chunk.usage_metadata;
+          if (u && (u.input_tokens || u.output_tokens)) yield { type: 'usage', usage: { promptTokens: u.input_tokens, completionTokens: u.output_tokens } };
+        }
+      } catch (err) {
+        throw wrap(err, signal);
+      }
+    },
+    async complete(turns, params, signal) {
+      try {
+        const message = await client(params, false).invoke(toMessages(turns), { signal });
+        const u = message.usage_metadata;
+        return {
+          text: typeof message.content === 'string' ? message.content : '',
+          usage: u ? { promptTokens: u.input_tokens, completionTokens: u.output_tokens } : null,
+        };
+      } catch (err) {
+        throw wrap(err, signal);
+      }
+    },
+  };
+}
+
+function toMessages(turns: ChatTurn[]): BaseMessage[] {
+  return turns.map((t) =>
+    t.role === 'system' ? new SystemMessage({ content: t.content as string }) : t.role === 'assistant' ? new AIMessage({ content: t.content as string }) : new HumanMessage({ content: t.content }),
+  );
+}
+
+function wrap(err: unknown, signal?: AbortSignal): unknown {
+  if (signal?.aborted) return err; // the caller stopped: not a model failure
+  const status = (err as { status?: number }).status;
+  const message = err instanceof Error ? err.message : String(err);
+  return new ChatError(status ? `The model endpoint answered ${status}: ${message}` : `The model endpoint failed: ${message}`);
+}
