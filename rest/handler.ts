@@ -4,12 +4,13 @@
  * translates: path and body in, GraphQL execution against the shared schema, JSON out.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { execute, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
+import { execute, parse, subscribe, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { AppError, errorBody, statusOf } from '../src/errors.ts';
 import type { Context } from '../src/graphql/context.ts';
 import { normalizeError } from '../src/graphql/errors.ts';
 import busboy from 'busboy';
 import type { RestRequest, RestRoute, UploadedPart } from './routes.ts';
+import { encodeFrame, errorFrame, HEARTBEAT, type SseFrame } from './sse.ts';
 
 export interface RestHandlerOptions {
   schema: GraphQLSchema;
@@ -29,7 +30,10 @@ interface CompiledRoute {
   pattern: RegExp;
   names: string[];
   document: DocumentNode | null;
+  streamDocument: DocumentNode | null;
 }
+
+const HEARTBEAT_MS = 15_000;
 
 /** Returns a handler that answers REST requests and returns false for anything else. */
 export function createRestHandler(opts: RestHandlerOptions): (req: IncomingMessage, res: ServerResponse) => boolean {
@@ -78,11 +82,67 @@ export function createRestHandler(opts: RestHandlerOptions): (req: IncomingMessa
         return sendJson(res, 200, await route.run(contextValue, request));
       }
       request.body = await readJsonBody(req, opts.bodyLimitBytes);
+      if (route.stream && c.streamDocument && route.stream.when(request)) {
+        return await stream(c, route.stream.frames, contextValue, route.variables(request), req, res);
+      }
       const result = await execute({ schema: opts.schema, document: c.document!, contextValue, variableValues: route.variables(request) });
       if (result.errors?.length) return fail(result.errors[0], req, res);
       sendJson(res, 200, route.result(result.data as Record<string, unknown>));
     } catch (err) {
       fail(err, req, res);
+    }
+  }
+
+  /**
+   * Runs the row's subscription and writes its events as server-sent events. Anything that
+   * refuses the request (401, 402, 404, 429…) is answered as JSON before the first byte of the
+   * stream; a client that leaves ends the subscription, which cancels the model call.
+   */
+  async function stream(
+    c: CompiledRoute,
+    frames: (data: Record<string, unknown>) => SseFrame[],
+    contextValue: Context,
+    variableValues: Record<string, unknown>,
+    req: IncomingMessage,
+    res: ServerResponse,
+  ) {
+    const result = await subscribe({ schema: opts.schema, document: c.streamDocument!, contextValue, variableValues });
+    if (!isAsyncIterable(result)) return fail(result.errors?.[0] ?? new Error('The stream did not start.'), req, res);
+    const iterator = result[Symbol.asyncIterator]();
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+    res.flushHeaders();
+    const heartbeat = setInterval(() => res.write(HEARTBEAT), HEARTBEAT_MS);
+    let clientGone = false;
+    res.on('close', () => {
+      clientGone = true;
+      void iterator.return?.();
+    });
+    try {
+      for (;;) {
+        const next = await iterator.next();
+        if (next.done || clientGone) break;
+        if (next.value.errors?.length) {
+          const { error, internal } = normalizeError(next.value.errors[0]);
+          if (internal) opts.onInternalError(error.originalError ?? next.value.errors[0], req);
+          res.write(encodeFrame(errorFrame(error.message)));
+          break;
+        }
+        for (const frame of frames(next.value.data as Record<string, unknown>)) res.write(encodeFrame(frame));
+      }
+    } catch (err) {
+      if (!clientGone) {
+        const { error, internal } = normalizeError(err);
+        if (internal) opts.onInternalError(error.originalError ?? err, req);
+        res.write(encodeFrame(errorFrame(error.message)));
+      }
+    } finally {
+      clearInterval(heartbeat);
+      res.end();
     }
   }
 
@@ -96,14 +156,15 @@ export function createRestHandler(opts: RestHandlerOptions): (req: IncomingMessa
 /** Documents are parsed and validated once, at start-up: a bad row fails the boot, not a request. */
 function compile(schema: GraphQLSchema, route: RestRoute): CompiledRoute {
   const document = route.body === 'json' ? parse(route.document) : null;
-  const errors = document ? validate(schema, document) : [];
+  const streamDocument = route.body === 'json' && route.stream ? parse(route.stream.document) : null;
+  const errors = [...(document ? validate(schema, document) : []), ...(streamDocument ? validate(schema, streamDocument) : [])];
   if (errors.length) throw new Error(`REST route ${route.method} ${route.path}: ${errors.map((e) => e.message).join('; ')}`);
   const names: string[] = [];
   const source = route.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:([A-Za-z]+)/g, (_, name: string) => {
     names.push(name);
     return '([^/]+)';
   });
-  return { route, pattern: new RegExp(`^${source}/?$`), names, document };
+  return { route, pattern: new RegExp(`^${source}/?$`), names, document, streamDocument };
 }
 
 function decodeParam(raw: string): string {
@@ -210,4 +271,8 @@ function sendJson(res: ServerResponse, status: number, body: unknown) {
   const json = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(json) });
   res.end(json);
+}
+
+function isAsyncIterable<T>(value: unknown): value is AsyncIterable<T> {
+  return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
 }

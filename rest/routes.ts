@@ -6,6 +6,7 @@
 
 import type { Context } from '../src/graphql/context.ts';
 import type { Datasource } from '../src/ingestion/datasource.entity.ts';
+import { DONE, responseFrames, type SseFrame } from './sse.ts';
 
 export interface UploadedPart {
   buffer: Buffer;
@@ -38,6 +39,13 @@ export interface OperationRoute extends RouteBase {
   variables: (req: RestRequest) => Record<string, unknown>;
   /** Picks the documented JSON out of `data`. */
   result: (data: Record<string, unknown>) => unknown;
+  /** When `when` holds, the row answers with server-sent events from a GraphQL subscription instead. */
+  stream?: {
+    when: (req: RestRequest) => boolean;
+    document: string;
+    /** The SSE frames of one subscription event (`data` of one result). */
+    frames: (data: Record<string, unknown>) => SseFrame[];
+  };
 }
 
 /** File uploads: GraphQL cannot carry a multipart file, so the row calls the service the resolver would. */
@@ -85,7 +93,57 @@ function datasourceEntity(ds: Datasource) {
 const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
 const fields = (req: RestRequest) => (req.body ?? {}) as Record<string, unknown>;
 
+const FRAGMENT = `text score source datasource_id datasource_name`;
+const ANSWER = `answer conversationId visitorId messageId sources { ${FRAGMENT} }`;
+
 export const routes: RestRoute[] = [
+  {
+    method: 'POST',
+    path: '/datastores/:id/query',
+    endpoint: '4. Datastore query',
+    body: 'json',
+    document: `query DatastoreQuery($id: ID!, $input: DatastoreQueryInput!) { datastoreQuery(id: $id, input: $input) { ${FRAGMENT} } }`,
+    variables: (req) => ({ id: req.params.id, input: req.body }),
+    result: (data) => data.datastoreQuery,
+  },
+  {
+    method: 'POST',
+    path: '/agents/:id/query',
+    endpoint: '7. Agent query',
+    body: 'json',
+    document: `mutation AgentQuery($id: ID!, $input: AgentQueryInput!) { agentQuery(id: $id, input: $input) { ${ANSWER} } }`,
+    variables: (req) => ({ id: req.params.id, input: req.body }),
+    result: (data) => {
+      const { messageId: _m, ...answer } = data.agentQuery as Record<string, unknown>;
+      return answer;
+    },
+    stream: {
+      when: (req) => (req.body as { streaming?: unknown } | undefined)?.streaming === true,
+      document: `subscription AgentQueryStream($id: ID!, $input: AgentQueryInput!) { agentQueryStream(id: $id, input: $input) { type text response { ${ANSWER} } } }`,
+      frames: (data) => {
+        const event = data.agentQueryStream as { type: string; text: string | null; response: Record<string, unknown> | null };
+        if (event.type === 'answer') return [{ event: 'answer', data: event.text ?? '' }];
+        const { answer: _a, ...rest } = event.response ?? {};
+        return [...responseFrames('endpoint_response', rest), DONE];
+      },
+    },
+  },
+  {
+    method: 'GET',
+    path: '/conversations/:id',
+    endpoint: '13. Get conversation',
+    body: 'json',
+    document: `query Conversation($id: ID!, $first: Int!, $after: String) { conversation(id: $id) { id agentId visitorId createdAt messages(first: $first, after: $after) { nodes { id from text sources createdAt } pageInfo { endCursor hasNextPage } } } }`,
+    variables: (req) => ({
+      id: req.params.id,
+      after: req.query.get('cursor') || null,
+      first: req.query.has('limit') ? Number(req.query.get('limit')) : 50,
+    }),
+    result: (data) => {
+      const { messages, ...conversation } = data.conversation as { messages: { nodes: unknown[]; pageInfo: { endCursor: string | null; hasNextPage: boolean } } };
+      return { ...conversation, messages: messages.nodes, nextCursor: messages.pageInfo.hasNextPage ? messages.pageInfo.endCursor : null };
+    },
+  },
   {
     method: 'POST',
     path: '/external/datastores/file-upload/generate-link/:id',

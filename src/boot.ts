@@ -8,6 +8,7 @@ import { createSchema } from './graphql/schema.ts';
 import { INGEST_QUEUE } from './ingestion/datasource.service.ts';
 import { INGEST_QUEUE_OPTIONS, startIngestWorkers } from './ingestion/ingest.job.ts';
 import { createLogger, type Logger } from './logger.ts';
+import { createChatModel } from './providers/chat.ts';
 import { createEmbedder } from './providers/embeddings.ts';
 import { LocalStorage } from './providers/local-storage.ts';
 import { createStorage } from './providers/storage.ts';
@@ -46,7 +47,7 @@ export async function start(config: Config, opts: { logger?: Logger } = {}): Pro
     const queue = await startQueue(config.database, db.pglite, [{ name: INGEST_QUEUE, options: INGEST_QUEUE_OPTIONS }], logger);
     cleanups.push(() => queue.stop());
     const storage = createStorage(config);
-    const services = await createServices(config, { bus, queue, storage, embedder });
+    const services = await createServices(config, { bus, queue, storage, embedder, chat: createChatModel(config) });
 
     if (config.role !== 'api') {
       await startIngestWorkers({ config, orm: db.orm, storage, queue, embedder, datasources: services.datasources, logger });

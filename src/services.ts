@@ -5,6 +5,10 @@ import { DatastoreService } from './datastores/datastore.service.ts';
 import type { EventBus } from './events/bus.ts';
 import { DatasourceService } from './ingestion/datasource.service.ts';
 import type { Embedder } from './providers/embeddings.ts';
+import type { ChatModel } from './providers/chat.ts';
+import { AnswerService } from './answers/answer.service.ts';
+import { ConversationService } from './conversations/conversation.service.ts';
+import { RetrievalService } from './retrieval/retrieval.service.ts';
 import type { ObjectStorage } from './providers/storage.ts';
 import type { Queue } from './queue/queue.ts';
 
@@ -19,6 +23,9 @@ export interface Services {
   agents: AgentService;
   datastores: DatastoreService;
   datasources: DatasourceService;
+  retrieval: RetrievalService;
+  answers: AnswerService;
+  conversations: ConversationService;
 }
 
 export interface Parts {
@@ -26,17 +33,24 @@ export interface Parts {
   storage: ObjectStorage;
   queue: Queue;
   embedder: Embedder;
+  chat: ChatModel | null;
 }
 
 export async function createServices(config: Config, parts: Parts): Promise<Services> {
   const datastores = new DatastoreService(parts.embedder);
+  const agents = new AgentService(datastores, parts.bus);
+  const retrieval = new RetrievalService(parts.embedder);
+  const { chat, ...shared } = parts;
   const services: Services = {
     config,
-    ...parts,
+    ...shared,
     auth: new AuthService(config, parts.bus),
     datastores,
-    agents: new AgentService(datastores, parts.bus),
+    agents,
     datasources: new DatasourceService(config, parts.storage, parts.queue, parts.bus),
+    retrieval,
+    answers: new AnswerService(config, agents, retrieval, chat),
+    conversations: new ConversationService(),
   };
   await Promise.all([services.auth.init(), services.agents.init()]);
   return services;

@@ -114,7 +114,7 @@ describe('start-up', () => {
     const env = { DATA_DIR: tempDir() };
     const first = await run('migrate', [], env);
     expect(first.code, first.stderr).toBe(0);
-    expect(first.stdout).toMatch(/Applied Migration20261122000000Foundation, Migration20261122010000Ingestion/);
+    expect(first.stdout).toMatch(/Applied Migration20261122000000Foundation, Migration20261122010000Ingestion, Migration20261122020000Conversations/);
     const second = await run('migrate', [], env);
     expect(second.stdout).toMatch(/up to date/);
   }, 60_000);

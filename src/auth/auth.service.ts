@@ -215,6 +215,7 @@ export class AuthService {
           name,
           storedTokenLimit: this.config.limits.storedTokens,
           crawlPageLimit: this.config.limits.crawlPages,
+          monthlyQueryLimit: this.config.limits.queriesPerMonth,
         });
         const user = tx.create(User, { email, passwordHash });
         tx.create(Membership, { user, organization, role: MemberRole.owner });

@@ -6,6 +6,8 @@ import { AgentResolver } from '../agents/agent.resolver.ts';
 import { AuthResolver } from '../auth/auth.resolver.ts';
 import { DatastoreResolver } from '../datastores/datastore.resolver.ts';
 import { DatasourceResolver } from '../ingestion/datasource.resolver.ts';
+import { AnswerResolver } from '../answers/answer.resolver.ts';
+import { ConversationResolver } from '../conversations/conversation.resolver.ts';
 import { AppError } from '../errors.ts';
 import type { Context } from './context.ts';
 
@@ -25,7 +27,7 @@ const authChecker: AuthChecker<Context> = ({ root, context }) => {
 
 export async function createSchema(): Promise<GraphQLSchema> {
   return buildSchema({
-    resolvers: [AuthResolver, AgentResolver, DatastoreResolver, DatasourceResolver],
+    resolvers: [AuthResolver, AgentResolver, DatastoreResolver, DatasourceResolver, AnswerResolver, ConversationResolver],
     authChecker,
     // Our subscriptions bring their own iterators (the cross-process event bus); TypeGraphQL
     // still wants a PubSub to exist.

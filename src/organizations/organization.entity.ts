@@ -18,4 +18,8 @@ export class Organization extends BaseEntity {
   @Field(() => Int, { description: 'Most pages one web_site datasource may crawl.' })
   @Property({ type: 'integer', default: 25 })
   crawlPageLimit: number & Opt = 25;
+
+  @Field(() => Float, { description: 'Agent answers per calendar month (UTC).' })
+  @Property({ type: 'bigint', default: 10_000 })
+  monthlyQueryLimit: number & Opt = 10_000;
 }

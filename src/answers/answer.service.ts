@@ -1,0 +1,181 @@
+/**
+ * An agent answers: retrieve from its datastores, build the prompt, call the model (or the
+ * extractive answerer), persist both messages. Every check that can refuse a request runs
+ * before the answer stream is handed out, so a stream never starts just to fail.
+ */
+import type { Agent } from '../agents/agent.entity.ts';
+import type { AgentService } from '../agents/agent.service.ts';
+import type { Auth } from '../auth/auth.ts';
+import type { Config } from '../config.ts';
+import { Conversation } from '../conversations/conversation.entity.ts';
+import { Message, MessageFrom } from '../conversations/message.entity.ts';
+import type { Em } from '../db/orm.ts';
+import { rawQuery } from '../db/raw.ts';
+import { Datastore } from '../datastores/datastore.entity.ts';
+import { AppError, notFound } from '../errors.ts';
+import { isId, newId } from '../ids.ts';
+import type { ChatModel, Usage } from '../providers/chat.ts';
+import type { Fragment, RetrievalService } from '../retrieval/retrieval.service.ts';
+import { Visibility } from '../vocabulary.ts';
+import { AnswerEventType, type AgentAnswer, type AgentQueryInput, type AnswerEvent } from './answer.inputs.ts';
+import { extractiveAnswer, pieces } from './extractive.ts';
+import { buildTurns } from './prompt.ts';
+import { RateLimiter } from './rate-limit.ts';
+import { refundQuery, reserveQuery } from './usage.ts';
+
+const HISTORY_MESSAGES = 20;
+const SOURCES_FOR_ANSWER = 5;
+
+export interface AnswerStream {
+  conversationId: string;
+  visitorId: string;
+  /** `answer` events, then one `endpoint_response`. Leaving early (return()) aborts the model call. */
+  events: AsyncIterableIterator<AnswerEvent>;
+}
+
+export class AnswerService {
+  private readonly perVisitor: RateLimiter;
+  private readonly perIp: RateLimiter;
+
+  constructor(
+    private readonly config: Config,
+    private readonly agents: AgentService,
+    private readonly retrieval: RetrievalService,
+    private readonly chat: ChatModel | null,
+  ) {
+    this.perVisitor = new RateLimiter(config.rateLimits.perVisitorPerMinute);
+    this.perIp = new RateLimiter(config.rateLimits.perIpPerMinute);
+  }
+
+  /** The complete answer. Throws as `ask` does. */
+  async answer(em: Em, auth: Auth, ip: string, agentId: string, input: AgentQueryInput): Promise<AgentAnswer> {
+    const stream = await this.ask(em, auth, ip, agentId, input);
+    for await (const event of stream.events) if (event.type === AnswerEventType.endpoint_response) return event.response!;
+    throw new AppError('INTERNAL', 'The answer ended without its response.');
+  }
+
+  /**
+   * Checks and prepares an answer; the returned stream produces it.
+   * Throws NOT_FOUND (agent, or a conversation of another agent), RATE_LIMITED, PAYMENT_REQUIRED, BAD_USER_INPUT.
+   */
+  async ask(em: Em, auth: Auth, ip: string, agentId: string, input: AgentQueryInput): Promise<AnswerStream> {
+    const agent = await this.agents.get(em, auth, agentId);
+    const anonymousVisitor = auth.kind === 'anonymous' || auth.organizationId !== agent.organization.id;
+    const visitorId = input.visitorId?.trim() || newId();
+
+    if (anonymousVisitor) {
+      // Only a public agent gets this far for outsiders (agents.get answers NOT_FOUND otherwise).
+      if (agent.visibility !== Visibility.public) throw notFound('Agent');
+      if (!this.perIp.hit(ip) || !this.perVisitor.hit(`${agent.id}|${visitorId}`)) {
+        throw new AppError('RATE_LIMITED', 'Too many questions; wait a minute and try again.');
+      }
+    }
+
+    const conversation = await this.conversationFor(em, agent, input.conversationId, visitorId);
+    await reserveQuery(em, agent.organization.id);
+    const controller = new AbortController();
+    const generator = this.produce(em, agent, conversation, input, controller) as AsyncGenerator<AnswerEvent>;
+    // return() aborts the model call at once, even while the generator waits for the next chunk.
+    const events: AsyncIterableIterator<AnswerEvent> = {
+      next: () => generator.next(),
+      return: (value?: unknown) => {
+        controller.abort();
+        return generator.return(value as never);
+      },
+      throw: (error?: unknown) => generator.throw(error),
+      [Symbol.asyncIterator]() {
+        return events;
+      },
+    };
+    return { conversationId: conversation.id, visitorId: conversation.visitorId, events };
+  }
+
+  private async *produce(em: Em, agent: Agent, conversation: Conversation, input: AgentQueryInput, controller: AbortController): AsyncGenerator<AnswerEvent> {
+    const { signal } = controller;
+    let text = '';
+    let usage: Usage | null = null;
+    let finished = false;
+    let fragments: Fragment[] = [];
+    try {
+      const datastores = await this.datastoresOf(em, agent);
+      fragments = datastores.length ? await this.retrieval.search(em, datastores, { query: input.query, topK: SOURCES_FOR_ANSWER, filters: input.filters }, signal) : [];
+      if (this.chat) {
+        const history = await this.history(em, conversation);
+        const turns = buildTurns(agent, input, fragments, history);
+        const model = this.config.models[input.modelName ?? agent.modelName];
+        for await (const chunk of this.chat.stream(turns, {
+          model,
+          temperature: input.temperature ?? agent.temperature,
+          maxTokens: input.maxTokens ?? undefined,
+          topP: input.topP ?? undefined,
+          presencePenalty: input.presencePenalty ?? undefined,
+          frequencyPenalty: input.frequencyPenalty ?? undefined,
+        }, signal)) {
+          if (chunk.type === 'usage') usage = chunk.usage;
+          else {
+            text += chunk.text;
+            yield { type: AnswerEventType.answer, text: chunk.text };
+          }
+        }
+      } else {
+        for (const piece of pieces(extractiveAnswer(fragments, datastores.length > 0))) {
+          text += piece;
+          yield { type: AnswerEventType.answer, text: piece };
+        }
+      }
+      const messageId = await this.persist(em, conversation, input.query, text, fragments, usage, {});
+      finished = true;
+      yield {
+        type: AnswerEventType.endpoint_response,
+        response: { answer: text, conversationId: conversation.id, visitorId: conversation.visitorId, sources: fragments, messageId },
+      };
+    } finally {
+      if (!finished) {
+        controller.abort(); // the client left, or something failed: stop the model call
+        if (text) await this.persist(em, conversation, input.query, text, fragments, usage, { incomplete: true }).catch(() => {});
+        else await refundQuery(em, agent.organization.id).catch(() => {});
+      }
+    }
+  }
+
+  private async conversationFor(em: Em, agent: Agent, conversationId: string | null | undefined, visitorId: string): Promise<Conversation> {
+    if (conversationId) {
+      const found = isId(conversationId) ? await em.findOne(Conversation, { id: conversationId, agent: agent.id }) : null;
+      if (!found) throw notFound('Conversation');
+      return found;
+    }
+    const conversation = em.create(Conversation, { organization: agent.organization.id, agent: agent.id, visitorId, channel: 'api' });
+    await em.flush();
+    return conversation;
+  }
+
+  private async datastoresOf(em: Em, agent: Agent): Promise<Datastore[]> {
+    const rows = await rawQuery<{ datastore_id: string }>(em, 'select datastore_id from agent_datastores where agent_id = $1', [agent.id]);
+    if (!rows.length) return [];
+    // Linked datastores belong to the agent's organization by construction; checked again here.
+    return em.find(Datastore, { id: { $in: rows.map((r) => r.datastore_id) }, organization: agent.organization.id });
+  }
+
+  private async history(em: Em, conversation: Conversation): Promise<{ from: MessageFrom; text: string }[]> {
+    const recent = await em.find(Message, { conversation: conversation.id }, { orderBy: { id: 'desc' }, limit: HISTORY_MESSAGES, fields: ['from', 'text'] });
+    return recent.reverse().map((m) => ({ from: m.from, text: m.text }));
+  }
+
+  private async persist(em: Em, conversation: Conversation, question: string, answer: string, sources: Fragment[], usage: Usage | null, metadata: Record<string, unknown>): Promise<string> {
+    const fork = em.fork();
+    const agentMessage = await fork.transactional(async (tx) => {
+      tx.create(Message, { conversation: conversation.id, from: MessageFrom.human, text: question });
+      const reply = tx.create(Message, {
+        conversation: conversation.id,
+        from: MessageFrom.agent,
+        text: answer,
+        sources: sources as unknown as Record<string, unknown>[],
+        usage: usage as unknown as Record<string, unknown> | null,
+        metadata,
+      });
+      await tx.flush();
+      return reply;
+    });
+    return agentMessage.id;
+  }
+}

@@ -1,0 +1,158 @@
+/**
+ * Hybrid retrieval: pgvector (HNSW, cosine) and PostgreSQL full-text search, fused by
+ * reciprocal rank. Filters run inside both SQL searches; pgvector's iterative index scan keeps
+ * scanning until enough rows pass them, so a filtered query still returns topK rows whenever
+ * that many match.
+ */
+import type { Auth } from '../auth/auth.ts';
+import { assertCanRead } from '../access.ts';
+import type { Em } from '../db/orm.ts';
+import { rawQuery } from '../db/raw.ts';
+import { Datastore } from '../datastores/datastore.entity.ts';
+import { badInput } from '../errors.ts';
+import { isId } from '../ids.ts';
+import type { Embedder } from '../providers/embeddings.ts';
+
+export interface Fragment {
+  text: string;
+  /** Fused rank score in (0, 1]: 1 = ranked first by both the vector and the text search. */
+  score: number;
+  source: string;
+  datasource_id: string;
+  datasource_name: string;
+  page: number | null;
+  custom_id: string | null;
+}
+
+export interface SearchFilters {
+  custom_ids?: string[] | null;
+  datasource_ids?: string[] | null;
+}
+
+export interface SearchInput {
+  query: string;
+  topK?: number | null;
+  filters?: SearchFilters | null;
+}
+
+export const TOP_K_DEFAULT = 5;
+export const TOP_K_MAX = 100;
+/** The usual constant of reciprocal rank fusion: damps the weight of the very first ranks. */
+const RRF_K = 60;
+
+export class RetrievalService {
+  constructor(private readonly embedder: Embedder) {}
+
+  /** A datastore query (public datastores: anyone). Throws NOT_FOUND, BAD_USER_INPUT. */
+  async query(em: Em, auth: Auth, datastoreId: string, input: SearchInput): Promise<Fragment[]> {
+    const datastore = assertCanRead(auth, isId(datastoreId) ? await em.findOne(Datastore, datastoreId) : null, 'Datastore');
+    return this.search(em, [datastore], input);
+  }
+
+  /** Searches datastores the caller was already allowed to use. Throws BAD_USER_INPUT. */
+  async search(em: Em, datastores: Datastore[], input: SearchInput, signal?: AbortSignal): Promise<Fragment[]> {
+    const topK = input.topK ?? TOP_K_DEFAULT;
+    if (!Number.isInteger(topK) || topK < 1 || topK > TOP_K_MAX) {
+      throw badInput(`topK must be a whole number from 1 to ${TOP_K_MAX}.`, { field: 'topK' });
+    }
+    const query = input.query?.trim();
+    if (!query) throw badInput('query must not be empty.', { field: 'query' });
+    if (query.length > 10_000) throw badInput('query must be at most 10,000 characters.', { field: 'query' });
+    const filters = checkFilters(input.filters);
+    const usable = datastores.filter((d) => d.embeddingDimension === this.embedder.dimension);
+    if (!usable.length) return [];
+    const vector = await this.embedder.embedQuery(query, signal);
+    return this.searchByVector(em, usable.map((d) => d.id), query, vector, topK, filters);
+  }
+
+  /** The SQL of a search, with the query vector given (benchmarks time embedding apart). */
+  async searchByVector(em: Em, datastoreIds: string[], query: string, vector: number[], topK: number, filters: SearchFilters = {}): Promise<Fragment[]> {
+    const { sql, params, settings } = searchSql(datastoreIds, query, vector, topK, filters);
+    return em.transactional(async (tx) => {
+      for (const s of settings) await rawQuery(tx, s);
+      const rows = await rawQuery<Fragment & { score: string | number }>(tx, sql, params);
+      return rows.map((r) => ({ ...r, score: Number(r.score) }));
+    });
+  }
+}
+
+/** Pure: the statement, its parameters, and the session settings it needs (SET LOCAL). */
+export function searchSql(datastoreIds: string[], query: string, vector: number[], topK: number, filters: SearchFilters = {}) {
+  const dim = vector.length;
+  // Candidates per search: enough for the fusion to matter, bounded for speed.
+  const candidates = Math.min(Math.max(topK * 4, 50), 400);
+  const filter = `c.datastore_id = any($3::uuid[])
+      and ($4::uuid[] is null or c.datasource_id = any($4::uuid[]))
+      and ($5::text[] is null or c.custom_id = any($5::text[]))`;
+  const sql = `
+    with q as (
+      select $1::vector(${dim}) as v,
+             to_tsquery('english', replace(plainto_tsquery('english', $2)::text, ' & ', ' | ')) as tq
+    ),
+    vec as (
+      select id, row_number() over (order by d) as r
+      from (
+        select c.id, c.embedding::vector(${dim}) <=> q.v as d
+        from chunks c, q
+        where c.dimension = ${dim} and ${filter}
+        order by c.embedding::vector(${dim}) <=> q.v
+        limit $6
+      ) nearest
+    ),
+    fts as (
+      select c.id, row_number() over (order by ts_rank_cd(c.tsv, q.tq) desc, c.id) as r
+      from chunks c, q
+      where c.tsv @@ q.tq and ${filter}
+      order by ts_rank_cd(c.tsv, q.tq) desc, c.id
+      limit $6
+    ),
+    fused as (
+      select coalesce(vec.id, fts.id) as id,
+             (coalesce(1.0 / (${RRF_K} + vec.r), 0) + coalesce(1.0 / (${RRF_K} + fts.r), 0)) / (2.0 / (${RRF_K} + 1)) as score,
+             coalesce(vec.r, 1000000) as vr
+      from vec full outer join fts on fts.id = vec.id
+    )
+    select c.text, round(f.score::numeric, 6) as score,
+           coalesce(c.metadata->>'source', d.name) as source,
+           c.datasource_id, d.name as datasource_name, c.page, c.custom_id
+    from fused f
+    join chunks c on c.id = f.id
+    join datasources d on d.id = c.datasource_id
+    order by f.score desc, f.vr asc
+    limit $7`;
+  const params = [
+    `[${vector.join(',')}]`,
+    query,
+    datastoreIds,
+    filters.datasource_ids?.length ? filters.datasource_ids : null,
+    filters.custom_ids?.length ? filters.custom_ids : null,
+    candidates,
+    topK,
+  ];
+  const settings = [
+    `set local hnsw.iterative_scan = relaxed_order`,
+    `set local hnsw.ef_search = ${Math.min(1000, Math.max(100, candidates))}`,
+  ];
+  return { sql, params, settings };
+}
+
+const NIL_UUID = '00000000-0000-0000-0000-000000000000';
+
+function checkFilters(filters: SearchFilters | null | undefined): SearchFilters {
+  if (!filters) return {};
+  const list = (v: unknown, field: string): string[] | null => {
+    if (v == null) return null;
+    if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) {
+      throw badInput(`filters.${field} must be an array of strings.`, { field: `filters.${field}` });
+    }
+    if (v.length > 1000) throw badInput(`filters.${field} takes at most 1,000 values.`, { field: `filters.${field}` });
+    return v as string[];
+  };
+  const ids = list(filters.datasource_ids, 'datasource_ids');
+  // Malformed ids cannot match anything; a list of only those must match nothing, not everything.
+  const validIds = ids?.filter(isId);
+  return {
+    datasource_ids: ids && ids.length ? (validIds!.length ? validIds! : [NIL_UUID]) : null,
+    custom_ids: list(filters.custom_ids, 'custom_ids'),
+  };
+}
