@@ -15,6 +15,7 @@ export const ERROR_CODES = {
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'The content type is not supported.' },
   RATE_LIMITED: { status: 429, message: 'Too many requests; try again later.' },
   INTERNAL: { status: 500, message: 'Internal error.' },
+  UPSTREAM_FAILED: { status: 502, message: 'A service this one depends on (the model endpoint) failed.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -14,7 +14,8 @@ import { rawQuery } from '../db/raw.ts';
 import { Datastore } from '../datastores/datastore.entity.ts';
 import { AppError, notFound } from '../errors.ts';
 import { isId, newId } from '../ids.ts';
-import type { ChatModel, Usage } from '../providers/chat.ts';
+import { ChatError, type ChatModel, type Usage } from '../providers/chat.ts';
+import { EmbeddingError } from '../providers/embeddings.ts';
 import type { Fragment, RetrievalService } from '../retrieval/retrieval.service.ts';
 import { Visibility } from '../vocabulary.ts';
 import { AnswerEventType, type AgentAnswer, type AgentQueryInput, type AnswerEvent } from './answer.inputs.ts';
@@ -129,6 +130,9 @@ export class AnswerService {
         type: AnswerEventType.endpoint_response,
         response: { answer: text, conversationId: conversation.id, visitorId: conversation.visitorId, sources: fragments, messageId },
       };
+    } catch (err) {
+      if (err instanceof ChatError || err instanceof EmbeddingError) throw new AppError('UPSTREAM_FAILED', err.message, undefined, err);
+      throw err;
     } finally {
       if (!finished) {
         controller.abort(); // the client left, or something failed: stop the model call

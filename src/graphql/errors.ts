@@ -18,6 +18,7 @@ const CLIENT_CODES = new Set([
  * call this, so they agree on every code. Returns `internal: true` for what must be logged.
  */
 export function normalizeError(error: unknown): { error: AppError; internal: boolean } {
+  if (error instanceof AppError) return { error, internal: false }; // its originalError is only a cause
   const gqlError = error instanceof GraphQLError ? error : null;
   const original = gqlError?.originalError ?? error;
 
