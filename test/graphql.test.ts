@@ -163,6 +163,10 @@ describe('datastores', () => {
     expect(codes(await gql(app.url, CREATE_DATASTORE, { input: { name: '' } }, { token: acme.apiKey }))).toEqual(['BAD_USER_INPUT']);
     expect(codes(await gql(app.url, CREATE_DATASTORE, { input: { name: 'x', visibility: 'open' } }, { token: acme.apiKey }))).toEqual(['BAD_USER_INPUT']);
     expect(codes(await gql(app.url, CREATE_DATASTORE, { input: { name: 'x' } }))).toEqual(['UNAUTHENTICATED']);
+    expect(codes(await gql(app.url, CREATE_DATASTORE, { input: { name: 'x', chunkSize: 50 } }, { token: acme.apiKey }))).toEqual(['BAD_USER_INPUT']);
+    expect(codes(await gql(app.url, CREATE_DATASTORE, { input: { name: 'x', chunkSize: 500, chunkOverlap: 300 } }, { token: acme.apiKey }))).toEqual(['BAD_USER_INPUT']);
+    const tuned = await gql(app.url, `mutation { createDatastore(input: { name: "tuned", chunkSize: 500, chunkOverlap: 50 }) { chunkSize chunkOverlap } }`, {}, { token: acme.apiKey });
+    expect(tuned.data.createDatastore).toEqual({ chunkSize: 500, chunkOverlap: 50 });
     expect(codes(await gql(app.url, `{ datastores(first: 0) { nodes { id } } }`, {}, { token: acme.apiKey }))).toEqual(['BAD_USER_INPUT']);
     expect(codes(await gql(app.url, `{ datastores(first: 101) { nodes { id } } }`, {}, { token: acme.apiKey }))).toEqual(['BAD_USER_INPUT']);
     expect(codes(await gql(app.url, `{ datastores(after: "garbage") { nodes { id } } }`, {}, { token: acme.apiKey }))).toEqual(['BAD_USER_INPUT']);

@@ -1,5 +1,5 @@
-import { IsOptional, Length, MaxLength } from 'class-validator';
-import { Field, InputType } from 'type-graphql';
+import { IsOptional, Length, Max, MaxLength, Min } from 'class-validator';
+import { Field, InputType, Int } from 'type-graphql';
 import { Visibility } from '../vocabulary.ts';
 
 @InputType()
@@ -14,6 +14,18 @@ export class CreateDatastoreInput {
 
   @Field(() => Visibility, { nullable: true, defaultValue: Visibility.private })
   visibility!: Visibility;
+
+  @Field(() => Int, { nullable: true, description: 'Characters per chunk, 100 to 8,000 (default 1,000).' })
+  @IsOptional()
+  @Min(100)
+  @Max(8000)
+  chunkSize?: number;
+
+  @Field(() => Int, { nullable: true, description: 'Characters shared by neighbouring chunks, 0 to 4,000 (default 200).' })
+  @IsOptional()
+  @Min(0)
+  @Max(4000)
+  chunkOverlap?: number;
 }
 
 @InputType()
@@ -30,4 +42,16 @@ export class UpdateDatastoreInput {
 
   @Field(() => Visibility, { nullable: true })
   visibility?: Visibility;
+
+  @Field(() => Int, { nullable: true, description: 'Characters per chunk, 100 to 8,000 (default 1,000).' })
+  @IsOptional()
+  @Min(100)
+  @Max(8000)
+  chunkSize?: number;
+
+  @Field(() => Int, { nullable: true, description: 'Characters shared by neighbouring chunks, 0 to 4,000 (default 200).' })
+  @IsOptional()
+  @Min(0)
+  @Max(4000)
+  chunkOverlap?: number;
 }

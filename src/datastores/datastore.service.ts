@@ -2,7 +2,7 @@ import type { Auth } from '../auth/auth.ts';
 import { assertCanChange, assertCanRead, requireMember } from '../access.ts';
 import type { Embedder } from '../providers/embeddings.ts';
 import type { Em } from '../db/orm.ts';
-import { AppError } from '../errors.ts';
+import { AppError, badInput } from '../errors.ts';
 import { isId } from '../ids.ts';
 import { pageArgs, toPage, type Page } from '../graphql/pagination.ts';
 import { Datastore } from './datastore.entity.ts';
@@ -39,6 +39,7 @@ export class DatastoreService {
       visibility: input.visibility,
       embeddingModel: `${this.embedder.provider}/${this.embedder.model}`,
       embeddingDimension: this.embedder.dimension,
+      ...chunking(input.chunkSize, input.chunkOverlap),
     });
     await em.flush();
     return datastore;
@@ -50,6 +51,7 @@ export class DatastoreService {
     if (input.name != null) datastore.name = input.name;
     if (input.description != null) datastore.description = input.description;
     if (input.visibility != null) datastore.visibility = input.visibility;
+    Object.assign(datastore, chunking(input.chunkSize ?? datastore.chunkSize, input.chunkOverlap ?? datastore.chunkOverlap));
     await em.flush();
     return datastore;
   }
@@ -75,4 +77,10 @@ export class DatastoreService {
 
 function notFoundDatastore(id: string): AppError {
   return new AppError('NOT_FOUND', `Datastore ${id} not found.`, { field: 'datastoreIds', id });
+}
+
+/** Chunk settings apply to documents processed afterwards. Throws BAD_USER_INPUT. */
+function chunking(chunkSize = 1000, chunkOverlap = 200): { chunkSize: number; chunkOverlap: number } {
+  if (chunkOverlap * 2 > chunkSize) throw badInput('chunkOverlap must be at most half of chunkSize.', { field: 'chunkOverlap' });
+  return { chunkSize, chunkOverlap };
 }
