@@ -37,7 +37,7 @@ export interface Parts {
 }
 
 export async function createServices(config: Config, parts: Parts): Promise<Services> {
-  const datastores = new DatastoreService(parts.embedder);
+  const datastores = new DatastoreService(parts.embedder, parts.storage);
   const agents = new AgentService(datastores, parts.bus);
   const retrieval = new RetrievalService(parts.embedder);
   const { chat, ...shared } = parts;

@@ -253,4 +253,17 @@ describe('GraphQL: listing, deleting, and the status subscription', () => {
     expect(ok.data.deleteDatasource.id).toBe(target);
     expect(await sql('select count(*)::int as n from chunks where datasource_id = ?', [target])).toEqual([{ n: 0 }]);
   });
+
+  it('deleting a datastore removes its datasources, chunks and files', async () => {
+    const ds = await createDatastore(org.apiKey, 'private');
+    const up = await upload(ds, { name: 'gone.txt', type: 'text/plain', data: 'This file will be deleted with its datastore.' });
+    await settled(up.body.id);
+    const [{ storage_key: key }] = await sql('select storage_key from datasources where id = ?', [up.body.id]);
+    expect(await app.services.storage.stat(key)).not.toBeNull();
+    const del = await gql(app.url, `mutation($id: ID!) { deleteDatastore(id: $id) { id } }`, { id: ds }, { token: org.apiKey });
+    expect(del.data.deleteDatastore.id).toBe(ds);
+    expect(await app.services.storage.stat(key)).toBeNull();
+    expect(await sql('select count(*)::int as n from chunks where datastore_id = ?', [ds])).toEqual([{ n: 0 }]);
+    expect(await sql('select count(*)::int as n from datasources where datastore_id = ?', [ds])).toEqual([{ n: 0 }]);
+  });
 });

@@ -1,6 +1,8 @@
 import type { Auth } from '../auth/auth.ts';
 import { assertCanChange, assertCanRead, requireMember } from '../access.ts';
+import { rawQuery } from '../db/raw.ts';
 import type { Embedder } from '../providers/embeddings.ts';
+import type { ObjectStorage } from '../providers/storage.ts';
 import type { Em } from '../db/orm.ts';
 import { AppError, badInput } from '../errors.ts';
 import { isId } from '../ids.ts';
@@ -9,7 +11,10 @@ import { Datastore } from './datastore.entity.ts';
 import type { CreateDatastoreInput, UpdateDatastoreInput } from './datastore.inputs.ts';
 
 export class DatastoreService {
-  constructor(private readonly embedder: Pick<Embedder, 'provider' | 'model' | 'dimension'>) {}
+  constructor(
+    private readonly embedder: Pick<Embedder, 'provider' | 'model' | 'dimension'>,
+    private readonly storage: Pick<ObjectStorage, 'delete'>,
+  ) {}
 
   /** Throws NOT_FOUND (unknown, or private to another organization). */
   async get(em: Em, auth: Auth, id: string): Promise<Datastore> {
@@ -56,10 +61,12 @@ export class DatastoreService {
     return datastore;
   }
 
-  /** Removes the datastore (agents lose the link). Throws UNAUTHENTICATED, FORBIDDEN, NOT_FOUND. */
+  /** Removes the datastore, its datasources, chunks and files (agents lose the link). Throws UNAUTHENTICATED, FORBIDDEN, NOT_FOUND. */
   async delete(em: Em, auth: Auth, id: string): Promise<Datastore> {
     const datastore = assertCanChange(auth, isId(id) ? await em.findOne(Datastore, id) : null, 'Datastore');
+    const files = await rawQuery<{ storage_key: string }>(em, 'select storage_key from datasources where datastore_id = $1 and storage_key is not null', [datastore.id]);
     await em.remove(datastore).flush();
+    await Promise.all(files.map((f) => this.storage.delete(f.storage_key).catch(() => {})));
     return datastore;
   }
 
