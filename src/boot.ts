@@ -6,7 +6,9 @@ import { ensureVectorIndex } from './db/vector-index.ts';
 import { createEventBus } from './events/bus.ts';
 import { createSchema } from './graphql/schema.ts';
 import { INGEST_QUEUE } from './ingestion/datasource.service.ts';
-import { INGEST_QUEUE_OPTIONS, startIngestWorkers } from './ingestion/ingest.job.ts';
+import { ingestQueueOptions, startIngestWorkers } from './ingestion/ingest.job.ts';
+import { FORM_WEBHOOK_QUEUE } from './forms/form.service.ts';
+import { formWebhookQueueOptions, startFormWebhookWorkers } from './forms/form-webhook.job.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createChatModel } from './providers/chat.ts';
 import { createEmbedder } from './providers/embeddings.ts';
@@ -44,13 +46,16 @@ export async function start(config: Config, opts: { logger?: Logger } = {}): Pro
     await ensureVectorIndex(db.orm, embedder.dimension);
     const bus = createEventBus(config.database, db.pglite, logger);
     cleanups.push(() => bus.close());
-    const queue = await startQueue(config.database, db.pglite, [{ name: INGEST_QUEUE, options: INGEST_QUEUE_OPTIONS }], logger);
+    const queue = await startQueue(config.database, db.pglite, [{ name: INGEST_QUEUE, options: ingestQueueOptions(config) }, { name: FORM_WEBHOOK_QUEUE, options: formWebhookQueueOptions(config) }], logger, {
+      superviseSeconds: config.jobs.superviseSeconds,
+    });
     cleanups.push(() => queue.stop());
     const storage = createStorage(config);
     const services = await createServices(config, { bus, queue, storage, embedder, chat: createChatModel(config) });
 
     if (config.role !== 'api') {
       await startIngestWorkers({ config, orm: db.orm, storage, queue, embedder, datasources: services.datasources, logger });
+      await startFormWebhookWorkers({ config, orm: db.orm, queue, logger });
     }
     let app: App | null = null;
     let port = 0;

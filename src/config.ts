@@ -58,6 +58,13 @@ export interface Config {
   };
   /** Anonymous visitors of public agents: requests per minute per visitor and per IP. */
   readonly rateLimits: { readonly perVisitorPerMinute: number; readonly perIpPerMinute: number };
+  /**
+   * Background jobs (pg-boss). A running job's worker refreshes its heartbeat every
+   * heartbeatSeconds / 2; a job whose heartbeat is older than heartbeatSeconds (its worker died)
+   * is failed and retried by the next supervision pass, every superviseSeconds, after
+   * retryDelaySeconds (doubling with each attempt).
+   */
+  readonly jobs: { readonly heartbeatSeconds: number; readonly superviseSeconds: number; readonly retryDelaySeconds: number };
 }
 
 export class ConfigError extends Error {
@@ -161,6 +168,12 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimits: {
       perVisitorPerMinute: int('RATE_LIMIT_VISITOR_PER_MINUTE', 30, 1, 100_000),
       perIpPerMinute: int('RATE_LIMIT_IP_PER_MINUTE', 120, 1, 1_000_000),
+    },
+    jobs: {
+      // pg-boss refuses heartbeats under 10 s.
+      heartbeatSeconds: int('JOB_HEARTBEAT_SECONDS', 60, 10, 3600),
+      superviseSeconds: int('QUEUE_SUPERVISE_SECONDS', 60, 1, 3600),
+      retryDelaySeconds: int('JOB_RETRY_DELAY_SECONDS', 5, 1, 3600),
     },
   };
   const mutable = config as { -readonly [K in keyof Config]: Config[K] };

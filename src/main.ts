@@ -14,13 +14,19 @@ async function main() {
     throw err;
   }
   const { logger, port, stop } = running;
-  logger.info('listening', {
-    url: `http://localhost:${port}`,
-    graphql: '/graphql',
-    rest: config.restBasePath || '/',
-    database: config.database.kind,
-    role: config.role,
-  });
+  if (running.app) {
+    logger.info('listening', {
+      url: `http://localhost:${port}`,
+      graphql: '/graphql',
+      rest: config.restBasePath || '/',
+      database: config.database.kind,
+      role: config.role,
+      workers: config.role === 'all',
+    });
+  } else {
+    // ROLE=worker: no HTTP server, only the queue workers.
+    logger.info('workers started', { role: config.role, database: config.database.kind, http: false });
+  }
 
   const shutdown = async (signal: string) => {
     logger.info('shutting down', { signal });

@@ -267,7 +267,7 @@ describe('streaming', () => {
     const res = await fetch(`${app.api}/agents/${theirs}/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'hi', streaming: true }) });
     expect(res.status).toBe(402);
     expect(res.headers.get('content-type')).toMatch(/application\/json/);
-    expect((await res.json()).error.code).toBe('PAYMENT_REQUIRED');
+    expect(((await res.json()) as any).error.code).toBe('PAYMENT_REQUIRED');
     expect((await ask(theirs, { query: 'hi' })).status).toBe(402);
   });
 

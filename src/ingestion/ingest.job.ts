@@ -2,7 +2,7 @@
  * The ingestion worker: one datasource per job. Idempotent: running it twice leaves the same
  * rows, because a datasource's chunks are replaced in one transaction at the end.
  */
-import type { Job } from 'pg-boss';
+import type { Job, QueueOptions } from 'pg-boss';
 import type { Config } from '../config.ts';
 import type { Orm } from '../db/orm.ts';
 import { Datastore } from '../datastores/datastore.entity.ts';
@@ -39,6 +39,15 @@ export const INGEST_QUEUE_OPTIONS = {
   retryDelayMax: 300,
   expireInSeconds: 15 * 60,
 };
+
+/**
+ * The ingest queue as configured: a worker that dies mid-job stops its heartbeat, and its job is
+ * retried within about JOB_HEARTBEAT_SECONDS + QUEUE_SUPERVISE_SECONDS + JOB_RETRY_DELAY_SECONDS
+ * instead of waiting for expireInSeconds.
+ */
+export function ingestQueueOptions(config: Pick<Config, 'jobs'>): QueueOptions {
+  return { ...INGEST_QUEUE_OPTIONS, retryDelay: config.jobs.retryDelaySeconds, heartbeatSeconds: config.jobs.heartbeatSeconds };
+}
 
 export async function startIngestWorkers(deps: IngestDeps, opts: { concurrency?: number; pollingIntervalSeconds?: number } = {}) {
   return deps.queue.work<IngestJobData>(

@@ -74,25 +74,22 @@ export class GcsStorage implements ObjectStorage {
     if (ttl > MAX_SIGNED_URL_TTL_MS) throw new RangeError('GCS signed URLs cannot be valid for more than 7 days');
     const file = await this.file(key);
     const expires = Date.now() + ttl;
-    // Signed, so the client must send them unchanged: GCS then refuses bodies outside the range
-    // and a second PUT on the same link (generation 0 = "only if the object does not exist yet").
-    const extensionHeaders = {
-      'x-goog-content-length-range': `0,${opts.maxBytes}`,
-      'x-goog-if-generation-match': '0',
-    };
+    // Only Content-Type is signed: clients get the link alone (interface.md: {id, link}) and send
+    // just the declared type with their PUT, so a signed extension header (x-goog-content-length-range,
+    // x-goog-if-generation-match) would make GCS refuse every such upload. The size cap is
+    // enforced when the upload is processed instead (the object is deleted, 413).
     const [url] = await file.getSignedUrl({
       version: 'v4',
       action: 'write',
       expires,
       contentType: opts.contentType,
-      extensionHeaders,
     });
     return {
       url,
       method: 'PUT',
       // The signer counts in whole seconds from the current second.
       expiresAt: new Date(Math.floor(expires / 1000) * 1000),
-      headers: { 'content-type': opts.contentType, ...extensionHeaders },
+      headers: { 'content-type': opts.contentType },
     };
   }
 

@@ -34,7 +34,12 @@ export interface ObjectStorage {
   stat(key: string): Promise<StoredObject | null>;
   /** No error when absent. */
   delete(key: string): Promise<void>;
-  /** A pre-signed link that accepts exactly one PUT of the object, valid for `ttlMs` (15 min by default). */
+  /**
+   * A pre-signed PUT link for the object, valid for `ttlMs` (15 min by default), usable with just
+   * the Content-Type header. Local links accept exactly one PUT of at most `maxBytes`; GCS links
+   * (v4 signed URLs) accept any PUT of that type until they expire, so callers check the size of
+   * what was stored.
+   */
   createUploadLink(key: string, opts: UploadLinkOptions): Promise<UploadLink>;
 }
 

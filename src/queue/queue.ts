@@ -22,15 +22,27 @@ export interface Queue {
   stop(): Promise<void>;
 }
 
+export interface QueueSettings {
+  /**
+   * How often this process's supervisor fails jobs whose heartbeat stopped (a dead worker) or
+   * that ran past expireInSeconds, so they are retried; every process supervises.
+   */
+  superviseSeconds: number;
+}
+
 export async function startQueue(
   database: DatabaseConfig,
   pglite: PGlite | null,
   definitions: QueueDefinition[],
   logger: Logger,
+  settings: QueueSettings = { superviseSeconds: 60 },
 ): Promise<Queue> {
+  // Expired jobs and missed heartbeats are found by the monitor pass, which runs on the supervise
+  // timer once monitorIntervalSeconds have passed: both intervals set the delay.
+  const supervision = { superviseIntervalSeconds: settings.superviseSeconds, monitorIntervalSeconds: settings.superviseSeconds };
   const boss = pglite
-    ? new PgBoss({ db: fromPglite(pglite), backend: 'pglite', schema: 'pgboss' })
-    : new PgBoss({ connectionString: (database as { url: string }).url, schema: 'pgboss', max: 5 });
+    ? new PgBoss({ db: fromPglite(pglite), backend: 'pglite', schema: 'pgboss', ...supervision })
+    : new PgBoss({ connectionString: (database as { url: string }).url, schema: 'pgboss', max: 5, ...supervision });
   boss.on('error', (error) => logger.error('queue error', { error }));
   await boss.start();
   // Queues exist before the first transactional send (a send must not create one mid-transaction).
@@ -38,6 +50,10 @@ export async function startQueue(
     const existing = await boss.getQueue(def.name);
     if (existing) await boss.updateQueue(def.name, def.options);
     else await boss.createQueue(def.name, def.options);
+    // pg-boss looks a queue up on its first use and caches it; a process that only sends (ROLE=api)
+    // would do that lookup inside the caller's transaction, on another connection, and on PGlite
+    // (one connection) wait for that transaction forever. Any queue operation out here fills the cache.
+    await boss.findJobs(def.name, { id: '00000000-0000-0000-0000-000000000000' });
   }
 
   return {
