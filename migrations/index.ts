@@ -2,10 +2,12 @@ import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261122000000Foundation } from './Migration20261122000000Foundation.ts';
 import { Migration20261122010000Ingestion } from './Migration20261122010000Ingestion.ts';
 import { Migration20261122020000Conversations } from './Migration20261122020000Conversations.ts';
+import { Migration20261122030000Forms } from './Migration20261122030000Forms.ts';
 
 /** Applied in order, at start-up and by `npm run migrate`. Never edit a migration that has shipped. */
 export const migrations: MigrationObject[] = [
   { name: 'Migration20261122000000Foundation', class: Migration20261122000000Foundation },
   { name: 'Migration20261122010000Ingestion', class: Migration20261122010000Ingestion },
   { name: 'Migration20261122020000Conversations', class: Migration20261122020000Conversations },
+  { name: 'Migration20261122030000Forms', class: Migration20261122030000Forms },
 ];

@@ -95,6 +95,7 @@ const fields = (req: RestRequest) => (req.body ?? {}) as Record<string, unknown>
 
 const FRAGMENT = `text score source datasource_id datasource_name`;
 const ANSWER = `answer conversationId visitorId messageId sources { ${FRAGMENT} }`;
+const FORM_STATE = `conversationId visitorId currentField isValid values status`;
 
 export const routes: RestRoute[] = [
   {
@@ -129,11 +130,30 @@ export const routes: RestRoute[] = [
     },
   },
   {
+    method: 'POST',
+    path: '/forms/:formId/chat',
+    endpoint: '9. Form chat',
+    body: 'json',
+    document: `mutation FormChat($formId: ID!, $input: FormChatInput!) { formChat(formId: $formId, input: $input) { answer ${FORM_STATE} } }`,
+    variables: (req) => ({ formId: req.params.formId, input: req.body }),
+    result: (data) => data.formChat,
+    stream: {
+      when: (req) => (req.body as { streaming?: unknown } | undefined)?.streaming === true,
+      document: `subscription FormChatStream($formId: ID!, $input: FormChatInput!) { formChatStream(formId: $formId, input: $input) { type text metadata { currentField isValid } response { ${FORM_STATE} } } }`,
+      frames: (data) => {
+        const event = data.formChatStream as { type: string; text: string | null; metadata: unknown; response: unknown };
+        if (event.type === 'answer') return [{ event: 'answer', data: event.text ?? '' }];
+        if (event.type === 'metadata') return [{ event: 'metadata', data: JSON.stringify(event.metadata) }];
+        return [...responseFrames('endpoint_response', event.response), DONE];
+      },
+    },
+  },
+  {
     method: 'GET',
     path: '/conversations/:id',
     endpoint: '13. Get conversation',
     body: 'json',
-    document: `query Conversation($id: ID!, $first: Int!, $after: String) { conversation(id: $id) { id agentId visitorId createdAt messages(first: $first, after: $after) { nodes { id from text sources createdAt } pageInfo { endCursor hasNextPage } } } }`,
+    document: `query Conversation($id: ID!, $first: Int!, $after: String) { conversation(id: $id) { id agentId formId visitorId createdAt messages(first: $first, after: $after) { nodes { id from text sources createdAt } pageInfo { endCursor hasNextPage } } } }`,
     variables: (req) => ({
       id: req.params.id,
       after: req.query.get('cursor') || null,

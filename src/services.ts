@@ -8,6 +8,7 @@ import type { Embedder } from './providers/embeddings.ts';
 import type { ChatModel } from './providers/chat.ts';
 import { AnswerService } from './answers/answer.service.ts';
 import { ConversationService } from './conversations/conversation.service.ts';
+import { FormService } from './forms/form.service.ts';
 import { RetrievalService } from './retrieval/retrieval.service.ts';
 import type { ObjectStorage } from './providers/storage.ts';
 import type { Queue } from './queue/queue.ts';
@@ -26,6 +27,7 @@ export interface Services {
   retrieval: RetrievalService;
   answers: AnswerService;
   conversations: ConversationService;
+  forms: FormService;
 }
 
 export interface Parts {
@@ -51,6 +53,7 @@ export async function createServices(config: Config, parts: Parts): Promise<Serv
     retrieval,
     answers: new AnswerService(config, agents, retrieval, chat),
     conversations: new ConversationService(),
+    forms: new FormService(config, parts.queue, chat),
   };
   await Promise.all([services.auth.init(), services.agents.init()]);
   return services;

@@ -8,6 +8,7 @@ import { Chunk } from '../ingestion/chunk.entity.ts';
 import { Conversation } from '../conversations/conversation.entity.ts';
 import { Message } from '../conversations/message.entity.ts';
 import { Datasource } from '../ingestion/datasource.entity.ts';
+import { Form, FormSubmission } from '../forms/form.entity.ts';
 import { Organization } from '../organizations/organization.entity.ts';
 
-export const entities = [Organization, User, Membership, Session, ApiKey, Datastore, Agent, Datasource, Chunk, Conversation, Message];
+export const entities = [Organization, User, Membership, Session, ApiKey, Datastore, Agent, Datasource, Chunk, Conversation, Message, Form, FormSubmission];

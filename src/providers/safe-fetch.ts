@@ -46,6 +46,10 @@ export interface SafeFetchOptions {
   userAgent?: string;
   /** Aborting rejects with the signal's reason, not a FetchError: the caller chose to stop. */
   signal?: AbortSignal;
+  /** POST (webhooks) sends `body` with `headers`; give maxRedirects: 0, as a redirect would resend it. */
+  method?: 'GET' | 'POST';
+  body?: string | Buffer;
+  headers?: Record<string, string>;
 }
 
 export interface FetchedResource {
@@ -196,10 +200,13 @@ export async function safeFetchWithPolicy(
     signal: controller.signal,
     lookup: pinnedLookup(policy),
     maxBytes: opts.maxBytes ?? DEFAULT_MAX_BYTES,
+    method: opts.method ?? 'GET',
+    body: opts.body,
     headers: {
       'user-agent': opts.userAgent ?? DEFAULT_USER_AGENT,
       accept: opts.accept ?? '*/*',
       'accept-encoding': 'gzip, deflate, br',
+      ...opts.headers,
     },
   };
   try {
@@ -233,6 +240,8 @@ interface HopContext {
   lookup: net.LookupFunction;
   maxBytes: number;
   headers: Record<string, string>;
+  method: 'GET' | 'POST';
+  body?: string | Buffer;
 }
 
 type HopResult = { location: string } | { status: number; contentType: string | null; body: Buffer };
@@ -259,7 +268,7 @@ function fetchOnce(url: URL, ctx: HopContext): Promise<HopResult> {
     const client = url.protocol === 'https:' ? https : http;
     // agent: false gives every request its own socket: a pooled keep-alive socket could have
     // been opened by other code without our lookup, so reusing it would skip the check.
-    const request = client.request(url, { method: 'GET', headers: ctx.headers, agent: false, lookup: ctx.lookup });
+    const request = client.request(url, { method: ctx.method, headers: ctx.headers, agent: false, lookup: ctx.lookup });
     if (ctx.signal.aborted) {
       onAbort();
       return;
@@ -343,7 +352,7 @@ function fetchOnce(url: URL, ctx: HopContext): Promise<HopResult> {
         else done();
       });
     });
-    request.end();
+    request.end(ctx.body);
   });
 }
 

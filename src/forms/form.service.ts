@@ -1,0 +1,380 @@
+/**
+ * Conversational forms: their management by the owning organization, and the public chat that
+ * asks one field at a time. A chat turn is decided and committed (values, submission, webhook
+ * job) before its reply is handed out as a stream, so every refusal comes before the first
+ * byte and a visitor who leaves mid-reply loses nothing they answered.
+ */
+import { randomBytes } from 'node:crypto';
+import { assertCanChange, requireMember } from '../access.ts';
+import { pieces } from '../answers/extractive.ts';
+import { RateLimiter } from '../answers/rate-limit.ts';
+import { reserveQuery } from '../answers/usage.ts';
+import type { Auth } from '../auth/auth.ts';
+import { TtlCache } from '../cache.ts';
+import type { Config } from '../config.ts';
+import { Conversation } from '../conversations/conversation.entity.ts';
+import { Message, MessageFrom } from '../conversations/message.entity.ts';
+import type { Em } from '../db/orm.ts';
+import { AppError, badInput, notFound } from '../errors.ts';
+import { pageArgs, toPage, type Page } from '../graphql/pagination.ts';
+import { isId, newId } from '../ids.ts';
+import { ChatError, type ChatModel } from '../providers/chat.ts';
+import { checkUrl, FetchError } from '../providers/safe-fetch.ts';
+import type { Queue } from '../queue/queue.ts';
+import { Form, FormSubmission, FormSubmissionStatus } from './form.entity.ts';
+import { FormChatEventType, type CreateFormInput, type FormChatEvent, type FormChatInput, type FormChatResponse, type FormWithSecret, type UpdateFormInput } from './form.inputs.ts';
+import { extractionTurns, parseExtraction, phrasingTurns } from './form-model.ts';
+import { checkFormSchema, compileForm, question, type CompiledForm } from './form-schema.ts';
+import { completedTurn, nextField, playTurn, type Extraction, type TurnResult } from './form-turn.ts';
+
+export const FORM_WEBHOOK_QUEUE = 'form-webhook';
+
+export interface FormWebhookJobData {
+  submissionId: string;
+}
+
+export interface FormChatStream {
+  conversationId: string;
+  visitorId: string;
+  /** `answer` events, one `metadata`, then one `endpoint_response`. Leaving early (return()) aborts the model call. */
+  events: AsyncIterableIterator<FormChatEvent>;
+}
+
+/** What a turn decided and committed; the stream only says it. */
+interface DecidedTurn {
+  form: Form;
+  conversation: Conversation;
+  submission: FormSubmission;
+  turn: TurnResult;
+  status: FormSubmissionStatus;
+  /** The intro, said before anything else in a new conversation. */
+  intro: string;
+  /** Phrase the reply with the model (one was configured and the allowance allowed it). */
+  phrase: boolean;
+}
+
+const SECRET_BYTES = 32;
+
+export class FormService {
+  /** Compiled schemas by form id and version: compiling is the costly part of a turn. */
+  private readonly compiled = new TtlCache<string, CompiledForm>(10 * 60_000, 1_000);
+  private readonly perVisitor: RateLimiter;
+  private readonly perIp: RateLimiter;
+
+  constructor(
+    private readonly config: Config,
+    private readonly queue: Queue,
+    private readonly chatModel: ChatModel | null,
+  ) {
+    this.perVisitor = new RateLimiter(config.rateLimits.perVisitorPerMinute);
+    this.perIp = new RateLimiter(config.rateLimits.perIpPerMinute);
+  }
+
+  // ---- management: members of the owning organization only ----
+
+  /** Throws UNAUTHENTICATED, NOT_FOUND (unknown, or another organization's). */
+  async get(em: Em, auth: Auth, id: string): Promise<Form> {
+    requireMember(auth);
+    // Forms have no public side in GraphQL: another organization's form answers as unknown.
+    return assertCanChange(auth, isId(id) ? await em.findOne(Form, id) : null, 'Form');
+  }
+
+  /** Newest first. Throws UNAUTHENTICATED, BAD_USER_INPUT. */
+  async list(em: Em, auth: Auth, first: number, after?: string | null): Promise<Page<Form>> {
+    const member = requireMember(auth);
+    const page = pageArgs(first, after);
+    const rows = await em.find(
+      Form,
+      { organization: member.organizationId, ...(page.after ? { id: { $lt: page.after } } : {}) },
+      { orderBy: { id: 'desc' }, limit: page.first + 1 },
+    );
+    return toPage(rows, page.first);
+  }
+
+  /** Throws UNAUTHENTICATED, BAD_USER_INPUT (schema, webhookUrl). */
+  async create(em: Em, auth: Auth, input: CreateFormInput): Promise<FormWithSecret> {
+    const member = requireMember(auth);
+    const schema = checkFormSchema(input.schema);
+    const webhookSecret = newSecret();
+    const form = em.create(Form, {
+      organization: member.organizationId,
+      name: input.name,
+      schema,
+      intro: input.intro ?? '',
+      webhookUrl: this.webhookUrl(input.webhookUrl),
+      webhookSecret,
+      published: input.published ?? false,
+    });
+    await em.flush();
+    return { form, webhookSecret };
+  }
+
+  /** Only the fields given change. Throws UNAUTHENTICATED, NOT_FOUND, BAD_USER_INPUT. */
+  async update(em: Em, auth: Auth, id: string, input: UpdateFormInput): Promise<Form> {
+    const form = await this.get(em, auth, id);
+    if (input.schema != null) form.schema = checkFormSchema(input.schema);
+    if (input.name != null) form.name = input.name;
+    if (input.intro != null) form.intro = input.intro;
+    if (input.webhookUrl !== undefined) form.webhookUrl = this.webhookUrl(input.webhookUrl);
+    if (input.published != null) form.published = input.published;
+    await em.flush();
+    return form;
+  }
+
+  /** Deletes the form with its conversations and submissions. Throws UNAUTHENTICATED, NOT_FOUND. */
+  async delete(em: Em, auth: Auth, id: string): Promise<Form> {
+    const form = await this.get(em, auth, id);
+    // Its conversations (and their messages) and submissions go with it, by foreign keys.
+    await em.remove(form).flush();
+    return form;
+  }
+
+  /** A new webhook secret; the old one stops signing at once. Throws UNAUTHENTICATED, NOT_FOUND. */
+  async rotateSecret(em: Em, auth: Auth, id: string): Promise<FormWithSecret> {
+    const form = await this.get(em, auth, id);
+    form.webhookSecret = newSecret();
+    await em.flush();
+    return { form, webhookSecret: form.webhookSecret };
+  }
+
+  /** Newest first. Throws UNAUTHENTICATED, NOT_FOUND, BAD_USER_INPUT. */
+  async submissions(em: Em, auth: Auth, formId: string, first: number, after?: string | null, status?: FormSubmissionStatus | null): Promise<Page<FormSubmission>> {
+    const form = await this.get(em, auth, formId);
+    const page = pageArgs(first, after);
+    const rows = await em.find(
+      FormSubmission,
+      { form: form.id, ...(status ? { status } : {}), ...(page.after ? { id: { $lt: page.after } } : {}) },
+      { orderBy: { id: 'desc' }, limit: page.first + 1 },
+    );
+    return toPage(rows, page.first);
+  }
+
+  // ---- the public chat ----
+
+  /** The complete reply. Throws as `chat` does. */
+  async reply(em: Em, ip: string, formId: string, input: FormChatInput): Promise<FormChatResponse> {
+    const stream = await this.chat(em, ip, formId, input);
+    for await (const event of stream.events) if (event.type === FormChatEventType.endpoint_response) return event.response!;
+    throw new AppError('INTERNAL', 'The form reply ended without its response.');
+  }
+
+  /**
+   * Plays the visitor's message against the form and commits the result; the returned stream
+   * says the reply. No credentials are needed. Throws NOT_FOUND (unknown or unpublished form, a
+   * conversation of another form), RATE_LIMITED, CONFLICT (another message of the conversation
+   * was answered meanwhile), BAD_USER_INPUT.
+   */
+  async chat(em: Em, ip: string, formId: string, input: FormChatInput): Promise<FormChatStream> {
+    const form = isId(formId) ? await em.findOne(Form, formId) : null;
+    // The public side of a form exists only while it is published.
+    if (!form || !form.published) throw notFound('Form');
+    const visitorId = input.visitorId?.trim() || newId();
+    if (!this.perIp.hit(ip) || !this.perVisitor.hit(`${form.id}|${visitorId}`)) {
+      throw new AppError('RATE_LIMITED', 'Too many messages; wait a minute and try again.');
+    }
+    const compiled = this.compile(form);
+    const { conversation, submission, isNew } = await this.conversationFor(em, form, compiled, input.conversationId, visitorId);
+    const decided = await this.decide(em, form, compiled, conversation, submission, input.query, isNew);
+    const controller = new AbortController();
+    const generator = this.say(em, decided, input.query, controller.signal);
+    let started = false;
+    const events: AsyncIterableIterator<FormChatEvent> = {
+      next: () => {
+        started = true;
+        return generator.next();
+      },
+      return: async (value?: unknown) => {
+        controller.abort();
+        // A generator left before its first step never runs its finally: store the reply here.
+        if (!started) await this.storeReply(em, conversation, decided.turn.reply, { currentField: decided.turn.currentField, isValid: decided.turn.isValid, status: decided.status, incomplete: true }).catch(() => {});
+        started = true;
+        return generator.return(value as never);
+      },
+      throw: (error?: unknown) => generator.throw(error),
+      [Symbol.asyncIterator]() {
+        return events;
+      },
+    };
+    return { conversationId: conversation.id, visitorId: conversation.visitorId, events };
+  }
+
+  private async conversationFor(em: Em, form: Form, compiled: CompiledForm, conversationId: string | null | undefined, visitorId: string) {
+    if (conversationId) {
+      const conversation = isId(conversationId) ? await em.findOne(Conversation, { id: conversationId, formId: form.id }) : null;
+      if (!conversation) throw notFound('Conversation');
+      const submission = await em.findOne(FormSubmission, { conversation: conversation.id });
+      if (submission) return { conversation, submission, isNew: false };
+      // A conversation without its submission (never expected): start one.
+      const created = em.create(FormSubmission, { form: form.id, conversation: conversation.id, currentField: compiled.fields[0]!.name });
+      await em.flush();
+      return { conversation, submission: created, isNew: false };
+    }
+    // One flush, one transaction: a conversation never exists without its submission.
+    const conversation = em.create(Conversation, { organization: form.organization.id, agent: null, formId: form.id, visitorId, channel: 'form' });
+    const submission = em.create(FormSubmission, { form: form.id, conversation, currentField: compiled.fields[0]!.name });
+    await em.flush();
+    return { conversation, submission, isNew: true };
+  }
+
+  /** Reads the message (with the model when there is one), then commits the new state with the visitor's message. */
+  private async decide(em: Em, form: Form, compiled: CompiledForm, conversation: Conversation, submission: FormSubmission, query: string, isNew: boolean): Promise<DecidedTurn> {
+    const state = { values: { ...submission.values }, skipped: [...submission.skipped], currentField: submission.currentField ?? null };
+    const alreadyCompleted = submission.status === FormSubmissionStatus.completed;
+    let phrase = false;
+    let extraction: Extraction | null = null;
+    let turn: TurnResult;
+    if (alreadyCompleted) turn = completedTurn(state);
+    else {
+      phrase = this.chatModel !== null && (await this.allowance(em, form));
+      if (phrase) extraction = await this.extract(form, compiled, state, query);
+      turn = playTurn(compiled, state, query, { first: isNew, extraction });
+    }
+    const completedNow = !alreadyCompleted && turn.completed;
+    const status = alreadyCompleted || completedNow ? FormSubmissionStatus.completed : FormSubmissionStatus.in_progress;
+    const completedAt = completedNow ? new Date() : (submission.completedAt ?? null);
+
+    await em.fork().transactional(async (tx) => {
+      const changed = await tx.nativeUpdate(
+        FormSubmission,
+        { id: submission.id, turn: submission.turn },
+        { values: turn.values, skipped: turn.skipped, currentField: turn.currentField, status, completedAt, turn: submission.turn + 1, updatedAt: new Date() },
+      );
+      if (changed === 0) throw new AppError('CONFLICT', 'Another message of this conversation was answered meanwhile; send this one again.');
+      tx.create(Message, {
+        conversation: conversation.id,
+        from: MessageFrom.human,
+        text: query,
+        metadata: { field: state.currentField, accepted: turn.accepted, extractedBy: extraction ? 'model' : 'rules' },
+      });
+      await tx.flush();
+      // The job is committed with the completion: neither exists without the other.
+      if (completedNow && form.webhookUrl) {
+        await this.queue.send(tx, FORM_WEBHOOK_QUEUE, { submissionId: submission.id } satisfies FormWebhookJobData, { singletonKey: submission.id });
+      }
+    });
+    Object.assign(submission, { values: turn.values, skipped: turn.skipped, currentField: turn.currentField, status, completedAt, turn: submission.turn + 1 });
+    return { form, conversation, submission, turn, status, intro: isNew ? form.intro.trim() : '', phrase };
+  }
+
+  /** One model question per turn counts against the monthly allowance; when it is used up, the form goes on without the model. */
+  private async allowance(em: Em, form: Form): Promise<boolean> {
+    try {
+      await reserveQuery(em, form.organization.id);
+      return true;
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'PAYMENT_REQUIRED') return false;
+      throw err;
+    }
+  }
+
+  /** The model's reading of the message; null (the deterministic reading) when its JSON is unusable or the endpoint fails. */
+  private async extract(form: Form, compiled: CompiledForm, state: { values: Record<string, unknown>; skipped: string[]; currentField: string | null }, query: string): Promise<Extraction | null> {
+    const open = compiled.fields.filter((f) => !Object.hasOwn(state.values, f.name) && !state.skipped.includes(f.name));
+    const current = (state.currentField ? compiled.field(state.currentField) : null) ?? nextField(compiled, state);
+    if (!current || !open.length) return null;
+    try {
+      const { text } = await this.chatModel!.complete(extractionTurns(form.name, open, current, question(current), query), { model: this.config.models.model_3_5_turbo, temperature: 0 });
+      return parseExtraction(text);
+    } catch (err) {
+      if (err instanceof ChatError) return null;
+      throw err;
+    }
+  }
+
+  /** The reply as events: intro and reply text, the state, the response; then the agent message is stored. */
+  private async *say(em: Em, decided: DecidedTurn, query: string, signal: AbortSignal): AsyncGenerator<FormChatEvent> {
+    const { conversation, submission, turn, status } = decided;
+    let text = '';
+    let stored = false;
+    const store = (answer: string, metadata: Record<string, unknown>) => {
+      stored = true;
+      return this.storeReply(em, conversation, answer, metadata);
+    };
+    const state = { currentField: turn.currentField, isValid: turn.isValid };
+    try {
+      if (decided.intro) {
+        for (const piece of pieces(`${decided.intro}\n\n`)) {
+          text += piece;
+          yield { type: FormChatEventType.answer, text: piece };
+        }
+      }
+      let said = false;
+      if (decided.phrase) {
+        try {
+          for await (const chunk of this.chatModel!.stream(phrasingTurns(decided.form.name, query, turn.reply), { model: this.config.models.model_3_5_turbo, temperature: 0.3 }, signal)) {
+            if (chunk.type !== 'text') continue;
+            said = true;
+            text += chunk.text;
+            yield { type: FormChatEventType.answer, text: chunk.text };
+          }
+        } catch (err) {
+          // The state is committed whatever the model does; only its words are missing, so the
+          // deterministic reply follows (after what the model managed to say, if anything).
+          if (!(err instanceof ChatError)) throw err;
+          if (said) {
+            text += '\n\n';
+            yield { type: FormChatEventType.answer, text: '\n\n' };
+            said = false;
+          }
+        }
+      }
+      if (!said) {
+        for (const piece of pieces(turn.reply)) {
+          text += piece;
+          yield { type: FormChatEventType.answer, text: piece };
+        }
+      }
+      const messageId = await store(text, { ...state, status });
+      yield { type: FormChatEventType.metadata, metadata: state };
+      yield {
+        type: FormChatEventType.endpoint_response,
+        response: {
+          answer: text,
+          conversationId: conversation.id,
+          visitorId: conversation.visitorId,
+          currentField: turn.currentField,
+          isValid: turn.isValid,
+          values: turn.values,
+          status,
+          submissionId: submission.id,
+          messageId,
+        },
+      };
+    } finally {
+      // The visitor left, or the model failed mid-reply: keep what was said, or what was meant.
+      if (!stored) await store(text || turn.reply, { ...state, status, incomplete: true }).catch(() => {});
+    }
+  }
+
+  private async storeReply(em: Em, conversation: Conversation, text: string, metadata: Record<string, unknown>): Promise<string> {
+    const fork = em.fork();
+    const message = fork.create(Message, { conversation: conversation.id, from: MessageFrom.agent, text, metadata });
+    await fork.flush();
+    return message.id;
+  }
+
+  private compile(form: Form): CompiledForm {
+    const key = `${form.id}:${form.updatedAt.getTime()}`;
+    let compiled = this.compiled.get(key);
+    if (!compiled) {
+      compiled = compileForm(form.schema);
+      this.compiled.set(key, compiled);
+    }
+    return compiled;
+  }
+
+  /** http(s) only; literal private addresses are refused unless ALLOW_PRIVATE_URLS. Throws BAD_USER_INPUT. */
+  private webhookUrl(url: string | null | undefined): string | null {
+    if (url == null || url.trim() === '') return null;
+    try {
+      return checkUrl(url.trim(), this.config.allowPrivateUrls).href;
+    } catch (err) {
+      if (err instanceof FetchError) throw badInput(`webhookUrl: ${err.message}`, { field: 'webhookUrl' });
+      throw err;
+    }
+  }
+}
+
+function newSecret(): string {
+  return `whsec_${randomBytes(SECRET_BYTES).toString('base64url')}`;
+}
