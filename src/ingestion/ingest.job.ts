@@ -52,7 +52,8 @@ export function ingestQueueOptions(config: Pick<Config, 'jobs'>): QueueOptions {
 export async function startIngestWorkers(deps: IngestDeps, opts: { concurrency?: number; pollingIntervalSeconds?: number } = {}) {
   return deps.queue.work<IngestJobData>(
     INGEST_QUEUE,
-    { localConcurrency: opts.concurrency ?? 2, pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 0.5 },
+    // Batches of 4 with burst: while the queue is full a worker fetches again at once instead of waiting out the poll.
+    { localConcurrency: opts.concurrency ?? 2, pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 0.5, batchSize: 4, burstWhenBatchFull: true },
     (job) => ingest(deps, job),
   );
 }
