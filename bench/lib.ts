@@ -1,0 +1,164 @@
+/** Helpers for bench:query and bench:stream (bench/support.ts holds those of bench:rest). */
+import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import pg from 'pg';
+import { root } from './support.ts';
+
+export interface Spawned {
+  /** Every `KEY value` line the child printed before LISTENING (LISTENING included). */
+  lines: Record<string, string>;
+  url: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/**
+ * Spawns `node --import swc <script> [args]` (the same Node as this process) and waits for
+ * `LISTENING <url>` on stdout; other `UPPERCASE value` lines before it are returned too.
+ */
+export function spawnChild(script: string, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<Spawned> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...nodeArgs, '--import', '@swc-node/register/esm-register', script], {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    let done = false;
+    child.stdout!.on('data', (d) => {
+      out += d;
+      if (done) return;
+      const lines: Record<string, string> = {};
+      for (const m of out.matchAll(/^([A-Z_]+) (\S+)$/gm)) lines[m[1]!] = m[2]!;
+      if (lines.LISTENING) {
+        done = true;
+        resolve({
+          lines,
+          url: lines.LISTENING,
+          child,
+          stop: () =>
+            new Promise<void>((r) => {
+              if (child.exitCode !== null) return r();
+              // A server that does not stop within 5 s is killed: a benchmark must not leave it behind.
+              const kill = setTimeout(() => child.kill('SIGKILL'), 5000);
+              child.once('close', () => {
+                clearTimeout(kill);
+                r();
+              });
+              child.kill('SIGTERM');
+            }),
+        });
+      }
+    });
+    child.once('close', (code) => {
+      if (!done) reject(new Error(`${script} exited with ${code}: ${out}`));
+    });
+  });
+}
+
+/** Keep-alive sockets without a cap, like a load generator's. */
+export const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+
+export interface JsonResponse<T = any> {
+  status: number;
+  body: T;
+  /** Milliseconds from sending the request to the last byte of the answer. */
+  ms: number;
+}
+
+/** POST JSON over node:http (lighter than fetch, so the client adds little to the figures). */
+export function postJson<T = any>(url: string, body: unknown, headers: Record<string, string> = {}): Promise<JsonResponse<T>> {
+  const data = Buffer.from(JSON.stringify(body));
+  const attempt = (retry: boolean): Promise<JsonResponse<T>> =>
+    new Promise((resolve, reject) => {
+      const t0 = performance.now();
+      const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': data.length, ...headers } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const ms = performance.now() - t0;
+          const text = Buffer.concat(chunks).toString('utf8');
+          let parsed: unknown = text;
+          try {
+            parsed = JSON.parse(text);
+          } catch {
+            /* not JSON: keep the text */
+          }
+          resolve({ status: res.statusCode ?? 0, body: parsed as T, ms });
+        });
+        res.on('error', reject);
+      });
+      req.on('error', (err: NodeJS.ErrnoException) => {
+        // A kept-alive socket the server closed while idle (after a long seed): send again, once.
+        if (retry && req.reusedSocket && err.code === 'ECONNRESET') resolve(attempt(false));
+        else reject(err);
+      });
+      req.end(data);
+    });
+  return attempt(true);
+}
+
+export async function graphql<T = any>(url: string, query: string, variables: Record<string, unknown> = {}, token?: string): Promise<T> {
+  const res = await postJson(`${url}/graphql`, { query, variables }, token ? { authorization: `Bearer ${token}` } : {});
+  if (res.status !== 200 || res.body.errors) throw new Error(`GraphQL ${res.status}: ${JSON.stringify(res.body.errors ?? res.body)}`);
+  return res.body.data as T;
+}
+
+/** Nearest-rank percentile. */
+export function pct(values: number[], p: number): number {
+  if (!values.length) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+export const f1 = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : '-');
+export const f2 = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '-');
+
+/** A plain text table: first row = header; numbers right-aligned. */
+export function table(rows: (string | number)[][]): string {
+  const cells = rows.map((r) => r.map(String));
+  const widths = cells[0]!.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
+  const line = (r: string[]) =>
+    r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
+  return [line(cells[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)].join('\n');
+}
+
+/** Runs `count` jobs with at most `concurrency` at a time, in order of index. */
+export async function pool(count: number, concurrency: number, job: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, count) }, async () => {
+      while (next < count) await job(next++);
+    }),
+  );
+}
+
+/**
+ * A fresh database on the PostgreSQL server of `url` for one benchmark run, dropped by
+ * `drop()`: the benchmark rebuilds the HNSW index, which must not disturb other users.
+ */
+export async function freshDatabase(url: string, name: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`drop database if exists ${name} with (force)`);
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return {
+    url: u.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    },
+  };
+}
+
+export function describeDatabase(): string {
+  const url = process.env.DATABASE_URL;
+  if (!url) return 'embedded PGlite (in memory, in the server process)';
+  const u = new URL(url);
+  return `PostgreSQL at ${u.hostname}:${u.port || 5432}`;
+}

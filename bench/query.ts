@@ -1,0 +1,284 @@
+/**
+ * npm run bench:query — datastore query latency through REST at 50,000 chunks, next to the
+ * identical SQL sent by a bare client in the same run, and recall@10 of the vector search
+ * against exact search. Embedded PGlite unless DATABASE_URL is set (then a fresh database is
+ * created on that server for the run and dropped at the end).
+ *
+ * Targets: (REST p50 - embedding p50) <= 1.5 x raw SQL p50; recall@10 >= 0.95.
+ * Env: BENCH_CHUNKS (50000), BENCH_ROUNDS (2 passes over the 50 queries per figure),
+ *      BENCH_NODE_ARGS (extra node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
+ */
+import pg from 'pg';
+import { searchSql, type SearchFilters } from '../src/retrieval/retrieval.service.ts';
+import { rng } from './corpus.ts';
+import { agent, describeDatabase, f1, f2, freshDatabase, graphql, pct, pool, postJson, spawnChild, table } from './lib.ts';
+
+const CHUNKS = Number(process.env.BENCH_CHUNKS ?? 50_000);
+const DATASOURCES = 300;
+const CLUSTERS = 500;
+const QUERIES = 50;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const TOP_K = 10;
+const CONCURRENCY = 10;
+const SEED = 42;
+const EF_SWEEP = [40, 100, 200, 400, 1000];
+
+const log = (s = '') => process.stdout.write(`${s}\n`);
+const progress = (s: string) => process.stderr.write(`bench:query: ${s}\n`);
+
+// ---- the server, on a database of its own ----------------------------------------------
+
+const adminUrl = process.env.DATABASE_URL || '';
+const database = adminUrl ? await freshDatabase(adminUrl, `agentbase_bench_query_${process.pid}`) : null;
+const server = await spawnChild('bench/query-server.ts', database ? { DATABASE_URL: database.url } : { DATABASE_URL: '' }, (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean));
+const side = server.lines.SIDE!;
+let bare: pg.Client[] = [];
+
+try {
+  const signUp = await graphql(server.url, `mutation { signUp(input: { email: "bench-query@example.test", password: "bench-password", organizationName: "Bench" }) { token } }`);
+  const token: string = signUp.signUp.token;
+  const created = await graphql(server.url, `mutation { createDatastore(input: { name: "Bench", visibility: public }) { id } }`, {}, token);
+  const datastoreId: string = created.createDatastore.id;
+
+  progress(`seeding ${CHUNKS} chunks (bulk SQL, then one HNSW build)…`);
+  const seeded = await postJson(`${side}/seed`, { datastoreId, chunks: CHUNKS, datasources: DATASOURCES, clusters: CLUSTERS, queries: QUERIES, seed: SEED });
+  if (seeded.status !== 200) throw new Error(`seed: ${JSON.stringify(seeded.body)}`);
+  const seed = seeded.body as {
+    datasources: { id: string; customId: string }[];
+    queries: { text: string; cluster: number }[];
+    versions: { server: string; pgvector: string };
+    seconds: { centres: number; insert: number; index: number; total: number };
+  };
+
+  // ---- the queries: texts, their vectors (the app's embedder), three filter modes ------
+
+  const pick = rng(SEED ^ 0xf17);
+  const sample = <T>(list: T[], n: number) => {
+    const copy = [...list];
+    for (let i = copy.length - 1; i > 0; i--) {
+      const j = Math.floor(pick() * (i + 1));
+      [copy[i], copy[j]] = [copy[j]!, copy[i]!];
+    }
+    return copy.slice(0, n);
+  };
+  const modes: { name: string; filters: (q: number) => SearchFilters }[] = [];
+  const customIds = seed.queries.map(() => sample(seed.datasources, 5).map((d) => d.customId));
+  const datasourceIds = seed.queries.map(() => sample(seed.datasources, 10).map((d) => d.id));
+  modes.push({ name: 'unfiltered', filters: () => ({}) });
+  modes.push({ name: 'custom_ids (5 of 300)', filters: (q) => ({ custom_ids: customIds[q]! }) });
+  modes.push({ name: 'datasource_ids (10 of 300)', filters: (q) => ({ datasource_ids: datasourceIds[q]! }) });
+
+  const texts = seed.queries.map((q) => q.text);
+  progress('timing the embedding of the query texts…');
+  await postJson(`${side}/embed`, { texts }); // warm-up
+  const embedMs: number[] = [];
+  let vectors: number[][] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    const e = await postJson<{ vectors: number[][]; ms: number[] }>(`${side}/embed`, { texts });
+    embedMs.push(...e.body.ms);
+    vectors = e.body.vectors;
+  }
+
+  // ---- the bare client ---------------------------------------------------------------
+
+  /**
+   * One transaction with the service's SET LOCAL settings and statement. PostgreSQL: a `pg`
+   * client in this process, timed here (begin and the settings go in one simple-query
+   * message, then the statement, then commit). PGlite: the side channel runs it on the
+   * PGlite instance and times it there (no HTTP in the figure).
+   */
+  type Raw = (settings: string[], sql: string, params: unknown[], client?: number) => Promise<{ rows: any[]; ms: number }>;
+  let raw: Raw;
+  if (database) {
+    bare = await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        const c = new pg.Client({ connectionString: database.url });
+        await c.connect();
+        return c;
+      }),
+    );
+    raw = async (settings, sql, params, client = 0) => {
+      const c = bare[client]!;
+      const t0 = performance.now();
+      await c.query(['begin', ...settings].join('; '));
+      try {
+        const { rows } = await c.query(sql, params);
+        await c.query('commit');
+        return { rows, ms: performance.now() - t0 };
+      } catch (err) {
+        await c.query('rollback');
+        throw err;
+      }
+    };
+  } else {
+    raw = async (settings, sql, params) => {
+      const res = await postJson(`${side}/sql`, { settings, sql, params });
+      if (res.status !== 200) throw new Error(`side /sql: ${JSON.stringify(res.body)}`);
+      return res.body;
+    };
+  }
+
+  const rest = (q: number, filters: SearchFilters) =>
+    postJson<any[]>(`${server.url}/api/datastores/${datastoreId}/query`, { query: texts[q], topK: TOP_K, filters });
+
+  // ---- latency: sequential, interleaved REST / raw, then concurrency 10 ---------------
+
+  interface Latency { rest: number[]; raw: number[]; restC: number[]; rawC: number[]; same: number; compared: number; results: number[]; appEmbed: number[]; appSearch: number[] }
+  const appStats = async () => (await postJson<{ embed: number[]; search: number[] }>(`${side}/stats`, {})).body;
+  const latency = new Map<string, Latency>();
+  for (const mode of modes) {
+    progress(`latency: ${mode.name}…`);
+    const l: Latency = { rest: [], raw: [], restC: [], rawC: [], same: 0, compared: 0, results: [], appEmbed: [], appSearch: [] };
+    const one = async (q: number, record: boolean) => {
+      const filters = mode.filters(q);
+      const r = await rest(q, filters);
+      if (r.status !== 200) throw new Error(`REST ${r.status}: ${JSON.stringify(r.body)}`);
+      const s = searchSql([datastoreId], texts[q]!, vectors[q]!, TOP_K, filters);
+      const b = await raw(s.settings, s.sql, s.params);
+      if (!record) return;
+      l.rest.push(r.ms);
+      l.raw.push(b.ms);
+      l.results.push(r.body.length);
+      l.compared++;
+      const key = (rows: any[]) => rows.map((x) => `${x.datasource_id}|${Number(x.score).toFixed(6)}|${x.text}`).join('\n');
+      if (key(r.body) === key(b.rows)) l.same++;
+    };
+    for (let q = 0; q < QUERIES; q++) await one(q, false); // warm-up
+    await appStats();
+    for (let r = 0; r < ROUNDS; r++) for (let q = 0; q < QUERIES; q++) await one(q, true);
+    const spent = await appStats();
+    l.appEmbed = spent.embed;
+    l.appSearch = spent.search;
+
+    const n = QUERIES * ROUNDS * 2;
+    await pool(n, CONCURRENCY, async (i) => {
+      const r = await rest(i % QUERIES, mode.filters(i % QUERIES));
+      if (r.status !== 200) throw new Error(`REST ${r.status}`);
+      l.restC.push(r.ms);
+    });
+    let slot = 0;
+    await pool(n, CONCURRENCY, async (i) => {
+      const q = i % QUERIES;
+      const s = searchSql([datastoreId], texts[q]!, vectors[q]!, TOP_K, mode.filters(q));
+      const client = slot++ % CONCURRENCY;
+      l.rawC.push((await raw(s.settings, s.sql, s.params, client)).ms);
+    });
+    latency.set(mode.name, l);
+  }
+
+  // ---- recall@10 of the vector part ----------------------------------------------------
+
+  /** The service's statement cut after its vector CTE: same expression, filters, limit and settings. */
+  const vectorOnly = (q: number, filters: SearchFilters) => {
+    const s = searchSql([datastoreId], texts[q]!, vectors[q]!, TOP_K, filters);
+    const cut = s.sql.indexOf('fts as (');
+    if (cut < 0) throw new Error('searchSql changed shape: no fts CTE to cut at');
+    const sql = `${s.sql.slice(0, cut).trimEnd().replace(/,$/, '')}\n    select id::text as id from vec order by r limit ${TOP_K}`;
+    return { sql, params: s.params.slice(0, 6), settings: s.settings };
+  };
+  const planOf = async (settings: string[], sql: string, params: unknown[]) => {
+    const { rows } = await raw(settings, `explain ${sql}`, params);
+    const lines = rows.map((r) => String(r['QUERY PLAN']));
+    const scan = lines.find((l) => /hnsw/.test(l)) ? 'HNSW index scan' : lines.find((l) => /Bitmap Heap Scan|Index Scan|Seq Scan/.test(l))?.trim().replace(/^->\s*/, '').replace(/\s+\(cost.*$/, '') ?? '?';
+    return scan;
+  };
+
+  interface Recall { recall: number; plan: string; exactPlan: string; annMs: number[]; exactMs: number[]; sweep: Map<number, { recall: number; ms: number[] }> }
+  const recall = new Map<string, Recall>();
+  for (const mode of modes) {
+    progress(`recall: ${mode.name}…`);
+    const first = vectorOnly(0, mode.filters(0));
+    const exactSettings = [...first.settings, 'set local enable_indexscan = off'];
+    const rec: Recall = {
+      recall: 0,
+      plan: await planOf(first.settings, first.sql, first.params),
+      exactPlan: await planOf(exactSettings, first.sql, first.params),
+      annMs: [],
+      exactMs: [],
+      sweep: new Map(),
+    };
+    if (/hnsw/i.test(rec.exactPlan)) throw new Error('the exact search still uses the HNSW index');
+    let hits = 0;
+    const sweepHits = new Map<number, number>(EF_SWEEP.map((ef) => [ef, 0]));
+    for (const ef of EF_SWEEP) rec.sweep.set(ef, { recall: 0, ms: [] });
+    for (let q = 0; q < QUERIES; q++) {
+      const v = vectorOnly(q, mode.filters(q));
+      const exact = await raw([...v.settings, 'set local enable_indexscan = off'], v.sql, v.params);
+      rec.exactMs.push(exact.ms);
+      const truth = new Set(exact.rows.map((r) => r.id as string));
+      const ann = await raw(v.settings, v.sql, v.params);
+      rec.annMs.push(ann.ms);
+      hits += ann.rows.filter((r) => truth.has(r.id)).length / Math.max(1, truth.size);
+      for (const ef of EF_SWEEP) {
+        const settings = v.settings.map((s) => (/hnsw\.ef_search/.test(s) ? `set local hnsw.ef_search = ${ef}` : s));
+        const a = await raw(settings, v.sql, v.params);
+        sweepHits.set(ef, sweepHits.get(ef)! + a.rows.filter((r) => truth.has(r.id)).length / Math.max(1, truth.size));
+        rec.sweep.get(ef)!.ms.push(a.ms);
+      }
+    }
+    rec.recall = hits / QUERIES;
+    for (const ef of EF_SWEEP) rec.sweep.get(ef)!.recall = sweepHits.get(ef)! / QUERIES;
+    recall.set(mode.name, rec);
+  }
+
+  // ---- report --------------------------------------------------------------------------
+
+  const serviceEf = searchSql([datastoreId], 'x', vectors[0]!, TOP_K).settings.join('; ');
+  log(`bench:query — ${describeDatabase()}: PostgreSQL ${seed.versions.server}, pgvector ${seed.versions.pgvector}`);
+  log(`corpus: ${CHUNKS.toLocaleString('en')} chunks of ${vectors[0]!.length} dimensions in one public datastore, ${DATASOURCES} datasources (each with a custom_id), ${CLUSTERS} clusters`);
+  log(`seeded in ${f1(seed.seconds.total)} s (cluster centres ${f1(seed.seconds.centres)} s, bulk insert ${f1(seed.seconds.insert)} s, HNSW build ${f1(seed.seconds.index)} s)`);
+  log(`${QUERIES} query texts x ${ROUNDS} rounds per figure, topK ${TOP_K}; service settings: ${serviceEf}`);
+  log('');
+  log('Method');
+  log('  REST      POST /api/datastores/{id}/query from this process (node:http, keep-alive), anonymous (public datastore),');
+  log('            timed from the request to the last byte; the server runs in a child process.');
+  log("  embedding the app's own embedder.embedQuery on the same texts, timed inside the server process.");
+  log('  raw SQL   searchSql() of src/retrieval: the same statement, parameters (same vector, filters, ranking) and');
+  log('            SET LOCAL settings in one transaction, sent by a bare client:');
+  log(database
+    ? '            a `pg` client in this process (begin + settings in one message, statement, commit), timed here.'
+    : '            PGlite has no second client: a side channel of the benchmark (not of the app) runs the transaction on');
+  if (!database) log('            the PGlite instance in the server process and times it there (no HTTP in the figure).');
+  log('  ratio     (REST p50 - embedding p50) / raw SQL p50; target <= 1.5.');
+  log('');
+
+  const emb50 = pct(embedMs, 50);
+  log(`Embedding of the query text (local model), sequential: p50 ${f1(emb50)} ms, p99 ${f1(pct(embedMs, 99))} ms (n=${embedMs.length})`);
+  log('');
+  log('Latency, sequential (ms)');
+  const rows: (string | number)[][] = [['filter', 'REST p50', 'REST p99', 'REST-emb p50', 'raw SQL p50', 'raw SQL p99', 'ratio', 'target', 'rows', 'same as REST']];
+  for (const [name, l] of latency) {
+    const ratio = (pct(l.rest, 50) - emb50) / pct(l.raw, 50);
+    rows.push([name, f1(pct(l.rest, 50)), f1(pct(l.rest, 99)), f1(pct(l.rest, 50) - emb50), f1(pct(l.raw, 50)), f1(pct(l.raw, 99)), `${f2(ratio)}x`, ratio <= 1.5 ? '<=1.5 ok' : '<=1.5 MISSED', Math.min(...l.results), `${l.same}/${l.compared}`]);
+  }
+  log(table(rows));
+  log('');
+  log('Where the REST time goes, sequential (p50 ms; "app" = timed inside the server around embedQuery and searchByVector)');
+  const brows: (string | number)[][] = [['filter', 'REST', 'app embedQuery', 'app searchByVector', 'raw SQL', 'searchByVector - raw', 'HTTP + GraphQL + rest']];
+  for (const [name, l] of latency) {
+    const rest = l.rest.map((ms, i) => ms - (l.appEmbed[i] ?? NaN) - (l.appSearch[i] ?? NaN));
+    brows.push([name, f1(pct(l.rest, 50)), f1(pct(l.appEmbed, 50)), f1(pct(l.appSearch, 50)), f1(pct(l.raw, 50)), f1(pct(l.appSearch, 50) - pct(l.raw, 50)), f1(pct(rest, 50))]);
+  }
+  log(table(brows));
+  log('');
+  log(`Latency, ${CONCURRENCY} concurrent clients (ms; REST includes embedding, which runs one at a time in the server)`);
+  const crows: (string | number)[][] = [['filter', 'REST p50', 'REST p99', 'raw SQL p50', 'raw SQL p99']];
+  for (const [name, l] of latency) crows.push([name, f1(pct(l.restC, 50)), f1(pct(l.restC, 99)), f1(pct(l.rawC, 50)), f1(pct(l.rawC, 99))]);
+  log(table(crows));
+  log('');
+  log(`Recall@10 of the vector part (the service's vector CTE, top 10) against exact search (same statement with`);
+  log(`enable_indexscan = off), ${QUERIES} queries per row; target >= 0.95`);
+  const rrows: (string | number)[][] = [['filter', 'recall@10', 'target', 'plan', 'ANN p50 ms', 'exact plan', 'exact p50 ms']];
+  for (const [name, r] of recall) rrows.push([name, f2(r.recall), r.recall >= 0.95 ? '>=0.95 ok' : '>=0.95 MISSED', r.plan, f1(pct(r.annMs, 50)), r.exactPlan, f1(pct(r.exactMs, 50))]);
+  log(table(rrows));
+  log('');
+  log('hnsw.ef_search sweep (iterative_scan = relaxed_order, same vector statement): recall@10 / p50 ms');
+  const srows: (string | number)[][] = [['filter', ...EF_SWEEP.map((ef) => `ef ${ef}`)]];
+  for (const [name, r] of recall) srows.push([name, ...EF_SWEEP.map((ef) => `${f2(r.sweep.get(ef)!.recall)} / ${f1(pct(r.sweep.get(ef)!.ms, 50))}`)]);
+  log(table(srows));
+} finally {
+  await Promise.all(bare.map((c) => c.end().catch(() => {})));
+  await server.stop();
+  await database?.drop();
+  agent.destroy();
+}

@@ -1,0 +1,221 @@
+/**
+ * npm run bench:stream — the service's streamed agent answer against an OpenAI-compatible model
+ * server (test/support/openai-server.ts in its own process, fixed first-token delay).
+ *
+ * 1. Time to the first `event: answer` frame of POST /api/agents/{id}/query {streaming: true}
+ *    (public agent, no datastore, anonymous visitor) minus the model server's own time to its
+ *    first token, measured directly against it in the same run, requests interleaved.
+ *    Target: overhead <= 5 ms at p50.
+ * 2. 500 concurrent streams: every one must end with `data: [DONE]`, no error.
+ *
+ * Embedded PGlite unless DATABASE_URL is set (then a fresh database on that server, dropped at
+ * the end). Env: BENCH_SAMPLES (200), BENCH_STREAMS (500), FIRST_TOKEN_DELAY_MS (50),
+ * TOKEN_DELAY_MS (5), BENCH_NODE_ARGS (extra node flags for the app, e.g. --cpu-prof).
+ */
+import http from 'node:http';
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { agent, describeDatabase, f1, f2, freshDatabase, graphql, pct, spawnChild, table } from './lib.ts';
+
+const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
+const STREAMS = Number(process.env.BENCH_STREAMS ?? 500);
+const FIRST_TOKEN_DELAY_MS = Number(process.env.FIRST_TOKEN_DELAY_MS ?? 50);
+const TOKEN_DELAY_MS = Number(process.env.TOKEN_DELAY_MS ?? 5);
+const REPLY = 'Streaming works: each fragment of this answer leaves the model server as a token and reaches the client at once.';
+
+const log = (s = '') => process.stdout.write(`${s}\n`);
+const progress = (s: string) => process.stderr.write(`bench:stream: ${s}\n`);
+
+interface StreamResult {
+  status: number;
+  /** ms from sending the request to the chunk holding the first answer frame / content token. */
+  first: number;
+  /** ms to the end of the response. */
+  total: number;
+  done: boolean;
+  error: string | null;
+  text: string;
+}
+
+/**
+ * POSTs and reads server-sent events with a standard parser. `pick` returns the text an event
+ * contributes to the answer, or null when it carries none.
+ */
+function stream(url: string, body: unknown, pick: (e: EventSourceMessage) => string | null, headers: Record<string, string> = {}, retry = true): Promise<StreamResult> {
+  const data = Buffer.from(JSON.stringify(body));
+  return new Promise((resolve) => {
+    const t0 = performance.now();
+    const out: StreamResult = { status: 0, first: NaN, total: NaN, done: false, error: null, text: '' };
+    const finish = () => {
+      out.total = performance.now() - t0;
+      resolve(out);
+    };
+    const parser = createParser({
+      onEvent(e) {
+        if (e.data === '[DONE]') out.done = true;
+        else if (e.data.startsWith('[ERROR]')) out.error = e.data;
+        else {
+          const text = pick(e);
+          if (text) {
+            if (out.text === '') out.first = performance.now() - t0;
+            out.text += text;
+          }
+        }
+      },
+    });
+    const req = http.request(
+      url,
+      { method: 'POST', agent, headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'content-length': data.length, ...headers } },
+      (res) => {
+        out.status = res.statusCode ?? 0;
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (out.status === 200 ? parser.feed(chunk) : (out.error = (out.error ?? '') + chunk)));
+        res.on('end', finish);
+        res.on('error', (err) => {
+          out.error = String(err);
+          finish();
+        });
+      },
+    );
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      // A kept-alive socket the server closed while idle: send again, once (nothing was received).
+      if (retry && req.reusedSocket && err.code === 'ECONNRESET' && out.status === 0) return resolve(stream(url, body, pick, headers, false));
+      out.error = String(err);
+      finish();
+    });
+    req.end(data);
+  });
+}
+
+const adminUrl = process.env.DATABASE_URL || '';
+const database = adminUrl ? await freshDatabase(adminUrl, `agentbase_bench_stream_${process.pid}`) : null;
+const model = await spawnChild('bench/openai-serve.ts', {
+  FIRST_TOKEN_DELAY_MS: String(FIRST_TOKEN_DELAY_MS),
+  TOKEN_DELAY_MS: String(TOKEN_DELAY_MS),
+  REPLY,
+});
+const app = await spawnChild(
+  'bench/serve-app.ts',
+  {
+    DATABASE_URL: database?.url ?? '',
+    OPENAI_BASE_URL: model.url,
+    OPENAI_API_KEY: 'bench',
+    RATE_LIMIT_IP_PER_MINUTE: '1000000',
+    RATE_LIMIT_VISITOR_PER_MINUTE: '100000',
+    DEFAULT_MONTHLY_QUERY_LIMIT: '100000000',
+  },
+  (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
+);
+
+try {
+  const signUp = await graphql(app.url, `mutation { signUp(input: { email: "bench-stream@example.test", password: "bench-password", organizationName: "Bench" }) { token } }`);
+  const token: string = signUp.signUp.token;
+  const created = await graphql(app.url, `mutation { createAgent(input: { name: "Bench", visibility: public }) { id } }`, {}, token);
+  const agentId: string = created.createAgent.id;
+
+  let visitor = 0;
+  const viaApp = (query: string) =>
+    stream(`${app.url}/api/agents/${agentId}/query`, { query, streaming: true, visitorId: `bench-visitor-${visitor++}` }, (e) => (e.event === 'answer' ? e.data : null));
+  // What the app sends, roughly: a system and a user turn, streamed, usage requested.
+  const direct = (query: string) =>
+    stream(
+      `${model.url}/chat/completions`,
+      {
+        model: 'gpt-4o-mini',
+        temperature: 0,
+        stream: true,
+        stream_options: { include_usage: true },
+        messages: [
+          { role: 'system', content: 'You are a helpful assistant. Answer from the context.' },
+          { role: 'user', content: query },
+        ],
+      },
+      (e) => {
+        const chunk = JSON.parse(e.data) as { choices?: { delta?: { content?: string } }[] };
+        return chunk.choices?.[0]?.delta?.content || null;
+      },
+      { authorization: 'Bearer bench' },
+    );
+
+  const check = (r: StreamResult, what: string) => {
+    if (r.status !== 200 || !r.done || r.error || r.text !== REPLY) throw new Error(`${what}: ${JSON.stringify(r)}`);
+  };
+
+  // ---- 1. time to the first answer frame, sequential, interleaved ------------------------
+  progress(`time to first frame: ${SAMPLES} requests each way, interleaved…`);
+  for (let i = 0; i < 20; i++) {
+    check(await direct(`warm-up ${i}`), 'direct warm-up');
+    check(await viaApp(`warm-up ${i}`), 'app warm-up');
+  }
+  const ttftDirect: number[] = [];
+  const ttfaApp: number[] = [];
+  const totalDirect: number[] = [];
+  const totalApp: number[] = [];
+  for (let i = 0; i < SAMPLES; i++) {
+    const d = await direct(`What does question ${i} ask?`);
+    check(d, 'direct');
+    const a = await viaApp(`What does question ${i} ask?`);
+    check(a, 'app');
+    ttftDirect.push(d.first);
+    ttfaApp.push(a.first);
+    totalDirect.push(d.total);
+    totalApp.push(a.total);
+  }
+
+  // ---- 2. concurrent streams -------------------------------------------------------------
+  progress(`${STREAMS} concurrent streams straight to the model server…`);
+  const burst = async (run: (i: number) => Promise<StreamResult>) => {
+    const t0 = performance.now();
+    const results = await Promise.all(Array.from({ length: STREAMS }, (_, i) => run(i)));
+    return { results, wall: performance.now() - t0 };
+  };
+  const directBurst = await burst((i) => direct(`Concurrent question ${i}?`));
+  progress(`${STREAMS} concurrent streams through the app…`);
+  const appBurst = await burst((i) => viaApp(`Concurrent question ${i}?`));
+
+  // ---- report ------------------------------------------------------------------------------
+  log(`bench:stream — ${describeDatabase()}; model server: test/support/openai-server.ts in its own process,`);
+  log(`first token after ${FIRST_TOKEN_DELAY_MS} ms, then ${TOKEN_DELAY_MS} ms per token, ${REPLY.split(' ').length}-token reply; public agent without datastore, anonymous visitors`);
+  log('');
+  log('Method: the same client (node:http keep-alive, eventsource-parser) times, from sending the request,');
+  log('  direct: the first chunk with content from POST {model}/chat/completions {stream: true} (system + user turn);');
+  log('  app:    the first `event: answer` frame of POST /api/agents/{id}/query {streaming: true}.');
+  log(`  ${SAMPLES} of each, one at a time, interleaved, after 20 warm-up pairs. Overhead = app - direct.`);
+  log('');
+  const o50 = pct(ttfaApp, 50) - pct(ttftDirect, 50);
+  const o99 = pct(ttfaApp, 99) - pct(ttftDirect, 99);
+  log(
+    table([
+      ['time to first answer (ms)', 'p50', 'p99'],
+      ['model server directly', f1(pct(ttftDirect, 50)), f1(pct(ttftDirect, 99))],
+      ['through the app', f1(pct(ttfaApp, 50)), f1(pct(ttfaApp, 99))],
+      ['overhead (app - direct)', f1(o50), f1(o99)],
+      ['whole stream, directly', f1(pct(totalDirect, 50)), f1(pct(totalDirect, 99))],
+      ['whole stream, through the app', f1(pct(totalApp, 50)), f1(pct(totalApp, 99))],
+    ]),
+  );
+  log(`overhead p50 ${f1(o50)} ms: target <= 5 ms ${o50 <= 5 ? 'ok' : 'MISSED'}; ratio app/direct at p50 ${f2(pct(ttfaApp, 50) / pct(ttftDirect, 50))}x`);
+  log('');
+  const summary = (name: string, b: Awaited<ReturnType<typeof burst>>) => {
+    const ok = b.results.filter((r) => r.status === 200 && r.done && !r.error && r.text === REPLY).length;
+    const statuses = [...new Set(b.results.filter((r) => r.status !== 200).map((r) => r.status))].join(',') || '-';
+    const errors = b.results.filter((r) => r.error).length;
+    return [name, `${ok}/${STREAMS}`, statuses, errors, f1(pct(b.results.map((r) => r.first), 50)), f1(pct(b.results.map((r) => r.first), 99)), f1(pct(b.results.map((r) => r.total), 99)), f1(b.wall)];
+  };
+  log(`${STREAMS} concurrent streams (started together)`);
+  log(
+    table([
+      ['', 'ended with [DONE], full text', 'non-200', 'errors', 'first p50 ms', 'first p99 ms', 'whole p99 ms', 'wall ms'],
+      summary('model server directly', directBurst),
+      summary('through the app', appBurst),
+    ]),
+  );
+  const appOk = appBurst.results.filter((r) => r.status === 200 && r.done && !r.error && r.text === REPLY).length;
+  log(`target: ${STREAMS}/${STREAMS} streams through the app complete without error: ${appOk === STREAMS ? 'ok' : 'MISSED'}`);
+  const failed = appBurst.results.find((r) => !(r.status === 200 && r.done && !r.error && r.text === REPLY));
+  if (failed) log(`first failure: ${JSON.stringify(failed).slice(0, 400)}`);
+} finally {
+  agent.destroy();
+  await app.stop();
+  await model.stop();
+  await database?.drop();
+}
