@@ -12,6 +12,7 @@ import { FormService } from './forms/form.service.ts';
 import { RetrievalService } from './retrieval/retrieval.service.ts';
 import type { ObjectStorage } from './providers/storage.ts';
 import type { Queue } from './queue/queue.ts';
+import { UniversalService } from './universal/universal.service.ts';
 
 /** The domain services, built once per process and shared by GraphQL, REST, workers and the CLI. */
 export interface Services {
@@ -28,6 +29,7 @@ export interface Services {
   answers: AnswerService;
   conversations: ConversationService;
   forms: FormService;
+  universal: UniversalService;
 }
 
 export interface Parts {
@@ -54,6 +56,7 @@ export async function createServices(config: Config, parts: Parts): Promise<Serv
     answers: new AnswerService(config, agents, retrieval, chat),
     conversations: new ConversationService(),
     forms: new FormService(config, parts.queue, chat),
+    universal: new UniversalService(config, chat, agents),
   };
   await Promise.all([services.auth.init(), services.agents.init()]);
   return services;

@@ -9,6 +9,7 @@ import { DatasourceResolver } from '../ingestion/datasource.resolver.ts';
 import { AnswerResolver } from '../answers/answer.resolver.ts';
 import { ConversationResolver } from '../conversations/conversation.resolver.ts';
 import { FormResolver, FormSubmissionResolver } from '../forms/form.resolver.ts';
+import { UniversalResolver } from '../universal/universal.resolver.ts';
 import { AppError } from '../errors.ts';
 import type { Context } from './context.ts';
 
@@ -28,7 +29,7 @@ const authChecker: AuthChecker<Context> = ({ root, context }) => {
 
 export async function createSchema(): Promise<GraphQLSchema> {
   return buildSchema({
-    resolvers: [AuthResolver, AgentResolver, DatastoreResolver, DatasourceResolver, AnswerResolver, ConversationResolver, FormResolver, FormSubmissionResolver],
+    resolvers: [AuthResolver, AgentResolver, DatastoreResolver, DatasourceResolver, AnswerResolver, ConversationResolver, FormResolver, FormSubmissionResolver, UniversalResolver],
     authChecker,
     // Our subscriptions bring their own iterators (the cross-process event bus); TypeGraphQL
     // still wants a PubSub to exist.
