@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { execute, parse, subscribe, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
-import { AppError, errorBody, statusOf } from '../src/errors.ts';
+import { AppError, errorBody, statusOf, type ErrorBody } from '../src/errors.ts';
 import type { Context } from '../src/graphql/context.ts';
 import { normalizeError } from '../src/graphql/errors.ts';
 import busboy from 'busboy';
@@ -81,15 +81,15 @@ export function createRestHandler(opts: RestHandlerOptions): (req: IncomingMessa
         Object.assign(request, await readMultipart(req, { fileLimit: opts.uploadLimitBytes }));
         return sendJson(res, 200, await route.run(contextValue, request));
       }
-      request.body = await readJsonBody(req, opts.bodyLimitBytes);
+      request.body = await readJsonBody(req, route.carriesFile ? fileBodyLimit(opts.uploadLimitBytes, opts.bodyLimitBytes) : opts.bodyLimitBytes);
       if (route.stream && c.streamDocument && route.stream.when(request)) {
         return await stream(c, route.stream.frames, contextValue, route.variables(request), req, res);
       }
       const result = await execute({ schema: opts.schema, document: c.document!, contextValue, variableValues: route.variables(request) });
-      if (result.errors?.length) return fail(result.errors[0], req, res);
+      if (result.errors?.length) return fail(result.errors[0], req, res, c.route);
       sendJson(res, 200, route.result(result.data as Record<string, unknown>));
     } catch (err) {
-      fail(err, req, res);
+      fail(err, req, res, c.route);
     }
   }
 
@@ -146,10 +146,10 @@ export function createRestHandler(opts: RestHandlerOptions): (req: IncomingMessa
     }
   }
 
-  function fail(err: unknown, req: IncomingMessage, res: ServerResponse) {
+  function fail(err: unknown, req: IncomingMessage, res: ServerResponse, route?: RestRoute) {
     const { error, internal } = normalizeError(err);
     if (internal) opts.onInternalError(error.originalError ?? err, req);
-    send(res, error);
+    send(res, error, route?.failure);
   }
 }
 
@@ -262,8 +262,18 @@ function drain(req: IncomingMessage) {
   req.resume();
 }
 
-function send(res: ServerResponse, error: AppError) {
-  sendJson(res, statusOf(error.code), errorBody(error.code, error.message, error.details));
+function send(res: ServerResponse, error: AppError, shape?: (body: ErrorBody) => unknown) {
+  const body = errorBody(error.code, error.message, error.details);
+  sendJson(res, statusOf(error.code), shape ? shape(body) : body);
+}
+
+/**
+ * The largest JSON body that carries a base64 file of the upload cap: the encoded file
+ * (4 bytes per 3) and room for the other fields. A body just above the cap still reaches the
+ * service, which answers 413 naming the file's size; far above, it is cut while being read.
+ */
+export function fileBodyLimit(uploadLimitBytes: number, jsonLimitBytes: number): number {
+  return Math.ceil(uploadLimitBytes / 3) * 4 + jsonLimitBytes;
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown) {

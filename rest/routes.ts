@@ -4,6 +4,7 @@
  * JSON. No access rule and no validation lives here: the resolvers and the schema decide.
  */
 
+import type { ErrorBody } from '../src/errors.ts';
 import type { Context } from '../src/graphql/context.ts';
 import type { Datasource } from '../src/ingestion/datasource.entity.ts';
 import { DONE, responseFrames, type SseFrame } from './sse.ts';
@@ -29,6 +30,10 @@ interface RouteBase {
   path: string;
   /** The interface.md endpoint this row implements. */
   endpoint: string;
+  /** The JSON body carries a base64 file: its limit is the upload cap once encoded, not the JSON limit. */
+  carriesFile?: boolean;
+  /** Shapes this row's error bodies (default: the table's `{ error }`). */
+  failure?: (body: ErrorBody) => unknown;
 }
 
 /** Most rows: a GraphQL operation against the shared schema. */
@@ -128,6 +133,18 @@ export const routes: RestRoute[] = [
         return [...responseFrames('endpoint_response', rest), DONE];
       },
     },
+  },
+  {
+    method: 'POST',
+    path: '/agents/:id/universal',
+    endpoint: '8. Agent universal processor',
+    body: 'json',
+    carriesFile: true,
+    document: `mutation Universal($agentId: ID!, $input: UniversalInput!) { universalProcess(agentId: $agentId, input: $input) { success messageText context } }`,
+    variables: (req) => ({ agentId: req.params.id, input: req.body }),
+    result: (data) => data.universalProcess,
+    // The documented result has `success`: a failure says false next to the table's error.
+    failure: (body) => ({ success: false, ...body }),
   },
   {
     method: 'POST',

@@ -6,7 +6,7 @@ import { expressMiddleware } from '@as-integrations/express5';
 import express, { type Request, type Response } from 'express';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { createHandler as createSseHandler } from 'graphql-sse/lib/use/express';
-import { createRestHandler } from '../rest/handler.ts';
+import { createRestHandler, fileBodyLimit } from '../rest/handler.ts';
 import { routes } from '../rest/routes.ts';
 import type { Config } from './config.ts';
 import { pendingMigrations, type Database } from './db/orm.ts';
@@ -92,6 +92,8 @@ export async function createApp(opts: {
     schema,
     introspection: config.introspection,
     csrfPrevention: true,
+    // main.ts owns SIGTERM/SIGINT and stops everything in order; Apollo's own handler would race it.
+    stopOnTerminationSignals: false,
     validationRules: [depthLimit(config.graphqlDepthLimit)],
     plugins: [ApolloServerPluginDrainHttpServer({ httpServer: server })],
     includeStacktraceInErrorResponses: false,
@@ -108,7 +110,8 @@ export async function createApp(opts: {
   });
   await apollo.start();
 
-  const json = express.json({ limit: config.jsonBodyLimitBytes });
+  // The universal processor's mutation carries a base64 file, as its REST row does.
+  const json = express.json({ limit: fileBodyLimit(config.uploadMaxBytes, config.jsonBodyLimitBytes) });
   app.use(
     '/graphql',
     json,

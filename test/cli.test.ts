@@ -38,7 +38,8 @@ function run(script: string, args: string[], env: Record<string, string>, timeou
 /** Starts `npm start`, waits for its listening line, returns the port and a stopper. */
 function startServer(env: Record<string, string>): Promise<{ port: number; stop: () => Promise<number | null>; output: () => string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', '@swc-node/register/esm-register', 'src/main.ts'], { cwd: root, env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env } });
+    const child = spawn(process.execPath, ['--import', '@swc-node/register/esm-register', 'src/main.ts'], { cwd: root, // NODE_ENV=production as deployed: Apollo installs signal handlers outside `test` (they once raced ours).
+    env: { ...process.env, NODE_ENV: 'production', PORT: '0', HOST: '127.0.0.1', ...env } });
     let output = '';
     const stop = () => new Promise<number | null>((r) => { child.once('close', (code) => r(code)); child.kill('SIGTERM'); });
     child.stdout.on('data', (d) => (output += d));
