@@ -438,7 +438,8 @@ describe('hostile files', () => {
     expect(error.code).toBe('BAD_USER_INPUT');
     expect(error.details).toMatchObject({ reason: 'TIMEOUT' });
     expect(Date.now() - started).toBeLessThan(8000);
-    const after = await hurried.process(em(), member, publicAgent, { fileBuffer: b64(Buffer.from('Still here.')), fileType: 'txt' });
+    // The same process serves the next file (with the usual deadline: a loaded CI machine may take more than 3 s to start a reader).
+    const after = await plain.process(em(), member, publicAgent, { fileBuffer: b64(Buffer.from('Still here.')), fileType: 'txt' });
     expect(after.success).toBe(true);
   });
 });
