@@ -11,6 +11,7 @@ import { FORM_WEBHOOK_QUEUE } from './forms/form.service.ts';
 import { formWebhookQueueOptions, startFormWebhookWorkers } from './forms/form-webhook.job.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createChatModel } from './providers/chat.ts';
+import { capabilitySummary } from './universal/capabilities.ts';
 import { createEmbedder } from './providers/embeddings.ts';
 import { LocalStorage } from './providers/local-storage.ts';
 import { createStorage } from './providers/storage.ts';
@@ -60,6 +61,8 @@ export async function start(config: Config, opts: { logger?: Logger } = {}): Pro
     let app: App | null = null;
     let port = 0;
     if (config.role !== 'worker') {
+      // Which parts of the universal processor work here (ffmpeg, OCR, models), and why not.
+      logger.info('universal processor', capabilitySummary(await services.universal.capabilities()));
       const schema = await createSchema();
       app = await createApp({ config, db, services, schema, logger });
       port = await app.listen();

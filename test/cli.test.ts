@@ -77,6 +77,9 @@ describe('npm run setup', () => {
       // The key and the password work against the server started on the same data.
       const server = await startServer(env);
       try {
+        // Start-up says which universal processor capabilities work here, and why others do not.
+        const capabilities = server.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l)).find((l) => l.msg === 'universal processor');
+        expect(capabilities).toMatchObject({ ocr: expect.stringMatching(/^yes/), chat: expect.stringMatching(/^no: No model endpoint is configured/) });
         const me = await http('POST', `http://127.0.0.1:${server.port}/graphql`, { token: result.apiKey, body: { query: '{ me { organization { id name } } }' } });
         expect(me.body.data.me.organization).toEqual({ id: result.organizationId, name: 'Acme' });
         const login = await http('POST', `http://127.0.0.1:${server.port}/graphql`, { body: { query: `mutation { login(input: { email: "ops@globex.test", password: "chosen-password" }) { token } }` } });

@@ -126,8 +126,8 @@ export async function probeEnvironment(config: Pick<Config, 'openai' | 'models'>
 }
 
 /**
- * What the universal processor can do here, for the start-up log:
- * `logger.info('universal processor', capabilitySummary(await detectCapabilities(config)))`.
+ * What the universal processor can do here (src/boot.ts logs it at start-up through the
+ * service, which probes once per process).
  */
 export async function detectCapabilities(config: Pick<Config, 'openai' | 'models'>, tools: ToolOptions = {}): Promise<Capabilities> {
   return (await probeEnvironment(config, tools)).capabilities;
