@@ -251,6 +251,28 @@ describe('refusals', () => {
     expect((await chat(hidden.form.id, {})).status).toBe(400);
   });
 
+  it('bad input to a streamed form chat is a 400 JSON error before the stream (REST and graphql-sse); no conversation is made', async () => {
+    const { form } = await createForm(app, org.apiKey, { name: 'Strict', schema: SIGNUP_SCHEMA, published: true });
+    const count = async () => Number((await app.db.orm.em.getConnection().execute('select count(*)::int as n from conversations where form_id = ?', [form.id]))[0].n);
+    for (const [body, field] of [[{ query: '' }, 'query'], [{ query: 'hi', visitorId: 'v'.repeat(201) }, 'visitorId']] as const) {
+      const res = await fetch(`${app.api}/forms/${form.id}/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...body, streaming: true }) });
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.headers.get('content-type')).toMatch(/application\/json/);
+      const error = ((await res.json()) as any).error;
+      expect(error).toMatchObject({ code: 'BAD_USER_INPUT', details: { field } });
+      expect((await chat(form.id, body)).body.error).toEqual(error);
+    }
+    const client = createClient({ url: `${app.url}/graphql/stream` });
+    const results: any[] = [];
+    for await (const event of client.iterate({ query: `subscription($formId: ID!, $input: FormChatInput!) { formChatStream(formId: $formId, input: $input) { type text } }`, variables: { formId: form.id, input: { query: '' } } })) {
+      results.push(event);
+    }
+    client.dispose();
+    expect(results).toHaveLength(1);
+    expect(results[0].errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    expect(await count()).toBe(0);
+  });
+
   it('a visitor cannot read a conversation without its id', async () => {
     expect((await call('GET', `${app.api}/conversations/${randomUUID()}`)).status).toBe(404);
   });

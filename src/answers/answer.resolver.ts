@@ -1,5 +1,6 @@
 import { Arg, Ctx, ID, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
 import type { Context } from '../graphql/context.ts';
+import { validatedInput } from '../graphql/validate.ts';
 import { AgentAnswer, AgentQueryInput, AnswerEvent, DatastoreQueryInput, QueryResult } from './answer.inputs.ts';
 
 @Resolver()
@@ -18,7 +19,10 @@ export class AnswerResolver {
     description: 'The answer as it is produced: `answer` events with text, then `endpoint_response`.',
     subscribe: async ({ args, context }) => {
       const ctx = context as Context;
-      return (await ctx.services.answers.ask(ctx.em, ctx.auth, ctx.ip, args.id as string, args.input as AgentQueryInput)).events;
+      // type-graphql does not validate the arguments of a custom subscribe: refuse bad input
+      // here, before a query is reserved or a conversation made (400 before a REST stream).
+      const input = validatedInput(AgentQueryInput, args.input);
+      return (await ctx.services.answers.ask(ctx.em, ctx.auth, ctx.ip, args.id as string, input)).events;
     },
   })
   agentQueryStream(@Root() event: AnswerEvent, @Arg('id', () => ID) _id: string, @Arg('input') _input: AgentQueryInput): AnswerEvent {

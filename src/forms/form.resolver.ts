@@ -1,6 +1,7 @@
 import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, ID, Int, Mutation, ObjectType, Query, Resolver, Root, Subscription } from 'type-graphql';
 import { Max, Min } from 'class-validator';
 import type { Context } from '../graphql/context.ts';
+import { validatedInput } from '../graphql/validate.ts';
 import { Connection, PageArgs } from '../graphql/pagination.ts';
 import { Form, FormSubmission, FormSubmissionStatus } from './form.entity.ts';
 import { CreateFormInput, FormChatEvent, FormChatInput, FormChatResponse, FormWithSecret, UpdateFormInput } from './form.inputs.ts';
@@ -71,7 +72,9 @@ export class FormResolver {
     description: 'The reply as it is produced: `answer` events with text, one `metadata`, then `endpoint_response`.',
     subscribe: async ({ args, context }) => {
       const ctx = context as Context;
-      return (await ctx.services.forms.chat(ctx.em, ctx.ip, args.formId as string, args.input as FormChatInput)).events;
+      // type-graphql does not validate the arguments of a custom subscribe: refuse bad input here.
+      const input = validatedInput(FormChatInput, args.input);
+      return (await ctx.services.forms.chat(ctx.em, ctx.ip, args.formId as string, input)).events;
     },
   })
   formChatStream(@Root() event: FormChatEvent, @Arg('formId', () => ID) _formId: string, @Arg('input') _input: FormChatInput): FormChatEvent {

@@ -12,6 +12,7 @@ import { FormResolver, FormSubmissionResolver } from '../forms/form.resolver.ts'
 import { UniversalResolver } from '../universal/universal.resolver.ts';
 import { AppError } from '../errors.ts';
 import type { Context } from './context.ts';
+import { validateArgument } from './validate.ts';
 
 /**
  * `@Authorized()` on an operation: any member of an organization. On a field of an owned
@@ -34,7 +35,8 @@ export async function createSchema(): Promise<GraphQLSchema> {
     // Our subscriptions bring their own iterators (the cross-process event bus); TypeGraphQL
     // still wants a PubSub to exist.
     pubSub: createPubSub(),
-    validate: { forbidUnknownValues: false },
+    // class-validator imported once (type-graphql's default imports it per argument), same errors.
+    validateFn: validateArgument,
   });
 }
 
