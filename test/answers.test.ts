@@ -247,6 +247,66 @@ describe('streaming', () => {
     expect(final.answer).toBe(complete.body.answer);
   });
 
+  it('bad input to a streamed query is a 400 JSON error before the stream, over REST and graphql-sse; nothing is stored or counted', async () => {
+    const conversations = async () => Number((await app.db.orm.em.getConnection().execute('select count(*)::int as n from conversations where agent_id = ?', [agent]))[0].n);
+    const used = async () => Number((await app.db.orm.em.getConnection().execute('select coalesce(sum(queries), 0)::int as n from organization_usage where organization_id = ?', [org.organizationId]))[0].n);
+    const [convBefore, usedBefore] = [await conversations(), await used()];
+    const cases: [Record<string, unknown>, string][] = [
+      [{ query: 'hi', temperature: 5 }, 'temperature'],
+      [{ query: 'hi', topP: -1 }, 'topP'],
+      [{ query: 'hi', maxTokens: 0 }, 'maxTokens'],
+      [{ query: '' }, 'query'],
+      [{ query: 'hi', visitorId: 'v'.repeat(201) }, 'visitorId'],
+    ];
+    for (const [body, field] of cases) {
+      const res = await fetch(`${app.api}/agents/${agent}/query`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${org.apiKey}` }, body: JSON.stringify({ ...body, streaming: true }) });
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.headers.get('content-type')).toMatch(/application\/json/);
+      const error = ((await res.json()) as any).error;
+      expect(error.code).toBe('BAD_USER_INPUT');
+      expect(error.details.field, JSON.stringify(body)).toBe(field);
+      // The same refusal as the complete answer's.
+      const complete = await ask(agent, body, org.apiKey);
+      expect(complete.status).toBe(400);
+      expect(complete.body.error).toEqual(error);
+    }
+
+    const client = createClient({ url: `${app.url}/graphql/stream`, headers: { authorization: `Bearer ${org.apiKey}` } });
+    const results: any[] = [];
+    for await (const event of client.iterate({ query: `subscription($id: ID!, $input: AgentQueryInput!) { agentQueryStream(id: $id, input: $input) { type text } }`, variables: { id: agent, input: { query: 'hi', temperature: 5 } } })) {
+      results.push(event);
+    }
+    client.dispose();
+    expect(results).toHaveLength(1);
+    expect(results[0].data ?? null).toBeNull();
+    expect(results[0].errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    expect(JSON.stringify(results[0].errors[0])).toContain('temperature');
+
+    expect(await conversations()).toBe(convBefore);
+    expect(await used()).toBe(usedBefore);
+  });
+
+  it('a new streamed conversation is stored with both messages, and has no history to send', async () => {
+    model.setChatReply(() => 'Thirty days.');
+    const conversations = async () => Number((await app.db.orm.em.getConnection().execute('select count(*)::int as n from conversations where agent_id = ?', [agent]))[0].n);
+    const before = await conversations();
+    const res = await fetch(`${app.api}/agents/${agent}/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'How long for returns?', streaming: true, visitorId: 'visitor-new-conv' }) });
+    const { response, last } = summarize(await readSse(res));
+    expect(last).toBe('[DONE]');
+    expect(await conversations()).toBe(before + 1);
+    const rows = await app.db.orm.em.getConnection().execute('select c.visitor_id, c.channel, m."from", m.text from conversations c join messages m on m.conversation_id = c.id where c.id = ? order by m.id', [response.conversationId]);
+    expect(rows.map((r: any) => [r.visitor_id, r.channel, r.from, r.text])).toEqual([
+      ['visitor-new-conv', 'api', 'human', 'How long for returns?'],
+      ['visitor-new-conv', 'api', 'agent', 'Thirty days.'],
+    ]);
+    // The model got no history for it; the follow-up gets both messages.
+    const lastChat = () => model.requests.filter((r) => r.path.endsWith('/chat/completions')).at(-1)!.body;
+    expect(lastChat().messages.map((m: any) => m.role)).toEqual(['system', 'user']);
+    const follow = await ask(agent, { query: 'And exchanges?', conversationId: response.conversationId });
+    expect(follow.status).toBe(200);
+    expect(lastChat().messages.slice(1).map((m: any) => m.content)).toEqual(['How long for returns?', 'Thirty days.', 'Question: And exchanges?']);
+  });
+
   it('a client that disconnects aborts the model call', async () => {
     model.setChatReply(() => Array.from({ length: 200 }, (_, i) => `word${i}`).join(' '));
     model.setStreamTiming({ tokenDelayMs: 20 });

@@ -3,6 +3,7 @@
  * extractive answerer), persist both messages. Every check that can refuse a request runs
  * before the answer stream is handed out, so a stream never starts just to fail.
  */
+import { randomUUID } from 'node:crypto';
 import type { Agent } from '../agents/agent.entity.ts';
 import type { AgentService } from '../agents/agent.service.ts';
 import type { Auth } from '../auth/auth.ts';
@@ -26,6 +27,17 @@ import { refundQuery, reserveQuery } from './usage.ts';
 
 const HISTORY_MESSAGES = 20;
 const SOURCES_FOR_ANSWER = 5;
+
+/**
+ * The conversation an answer belongs to. A new one is only written with the answer's messages
+ * (in the same transaction), so a refused or failed question leaves no empty conversation, and
+ * a new conversation has no history to read.
+ */
+interface ConversationRef {
+  id: string;
+  visitorId: string;
+  isNew: boolean;
+}
 
 export interface AnswerStream {
   conversationId: string;
@@ -91,7 +103,7 @@ export class AnswerService {
     return { conversationId: conversation.id, visitorId: conversation.visitorId, events };
   }
 
-  private async *produce(em: Em, agent: Agent, conversation: Conversation, input: AgentQueryInput, controller: AbortController): AsyncGenerator<AnswerEvent> {
+  private async *produce(em: Em, agent: Agent, conversation: ConversationRef, input: AgentQueryInput, controller: AbortController): AsyncGenerator<AnswerEvent> {
     const { signal } = controller;
     let text = '';
     let usage: Usage | null = null;
@@ -101,7 +113,7 @@ export class AnswerService {
       const datastores = await this.datastoresOf(em, agent);
       fragments = datastores.length ? await this.retrieval.search(em, datastores, { query: input.query, topK: SOURCES_FOR_ANSWER, filters: input.filters }, signal) : [];
       if (this.chat) {
-        const history = await this.history(em, conversation);
+        const history = conversation.isNew ? [] : await this.history(em, conversation.id);
         const turns = buildTurns(agent, input, fragments, history);
         const model = this.config.models[input.modelName ?? agent.modelName];
         for await (const chunk of this.chat.stream(turns, {
@@ -124,7 +136,7 @@ export class AnswerService {
           yield { type: AnswerEventType.answer, text: piece };
         }
       }
-      const messageId = await this.persist(em, conversation, input.query, text, fragments, usage, {});
+      const messageId = await this.persist(em, agent, conversation, input.query, text, fragments, usage, {});
       finished = true;
       yield {
         type: AnswerEventType.endpoint_response,
@@ -136,21 +148,20 @@ export class AnswerService {
     } finally {
       if (!finished) {
         controller.abort(); // the client left, or something failed: stop the model call
-        if (text) await this.persist(em, conversation, input.query, text, fragments, usage, { incomplete: true }).catch(() => {});
+        if (text) await this.persist(em, agent, conversation, input.query, text, fragments, usage, { incomplete: true }).catch(() => {});
         else await refundQuery(em, agent.organization.id).catch(() => {});
       }
     }
   }
 
-  private async conversationFor(em: Em, agent: Agent, conversationId: string | null | undefined, visitorId: string): Promise<Conversation> {
+  private async conversationFor(em: Em, agent: Agent, conversationId: string | null | undefined, visitorId: string): Promise<ConversationRef> {
     if (conversationId) {
-      const found = isId(conversationId) ? await em.findOne(Conversation, { id: conversationId, agent: agent.id }) : null;
+      const found = isId(conversationId) ? await em.findOne(Conversation, { id: conversationId, agent: agent.id }, { fields: ['id', 'visitorId'] }) : null;
       if (!found) throw notFound('Conversation');
-      return found;
+      return { id: found.id, visitorId: found.visitorId, isNew: false };
     }
-    const conversation = em.create(Conversation, { organization: agent.organization.id, agent: agent.id, visitorId, channel: 'api' });
-    await em.flush();
-    return conversation;
+    // The id is the visitor's access token: random, as Conversation's own default.
+    return { id: randomUUID(), visitorId, isNew: true };
   }
 
   private async datastoresOf(em: Em, agent: Agent): Promise<Datastore[]> {
@@ -160,14 +171,18 @@ export class AnswerService {
     return em.find(Datastore, { id: { $in: rows.map((r) => r.datastore_id) }, organization: agent.organization.id });
   }
 
-  private async history(em: Em, conversation: Conversation): Promise<{ from: MessageFrom; text: string }[]> {
-    const recent = await em.find(Message, { conversation: conversation.id }, { orderBy: { id: 'desc' }, limit: HISTORY_MESSAGES, fields: ['from', 'text'] });
+  private async history(em: Em, conversationId: string): Promise<{ from: MessageFrom; text: string }[]> {
+    const recent = await em.find(Message, { conversation: conversationId }, { orderBy: { id: 'desc' }, limit: HISTORY_MESSAGES, fields: ['from', 'text'] });
     return recent.reverse().map((m) => ({ from: m.from, text: m.text }));
   }
 
-  private async persist(em: Em, conversation: Conversation, question: string, answer: string, sources: Fragment[], usage: Usage | null, metadata: Record<string, unknown>): Promise<string> {
+  /** Both messages, and a new conversation with them, in one transaction. */
+  private async persist(em: Em, agent: Agent, conversation: ConversationRef, question: string, answer: string, sources: Fragment[], usage: Usage | null, metadata: Record<string, unknown>): Promise<string> {
     const fork = em.fork();
     const agentMessage = await fork.transactional(async (tx) => {
+      if (conversation.isNew) {
+        tx.create(Conversation, { id: conversation.id, organization: agent.organization.id, agent: agent.id, visitorId: conversation.visitorId, channel: 'api' });
+      }
       tx.create(Message, { conversation: conversation.id, from: MessageFrom.human, text: question });
       const reply = tx.create(Message, {
         conversation: conversation.id,
