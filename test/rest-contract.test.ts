@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gql, http, newOrganization } from './support/client.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
+import { routes } from '../rest/routes.ts';
 
 let app: TestApp;
 let own: Awaited<ReturnType<typeof newOrganization>>;
@@ -219,5 +220,19 @@ describe('bad input over REST', () => {
     const agent = await createAgent('public');
     const res = await http('GET', `${app.api}/agents/${agent.id}`, { headers: { authorization: 'Basic Zm9vOmJhcg==' } });
     expect(res.status).toBe(401);
+  });
+});
+
+describe('the route table', () => {
+  it('has a row for every endpoint of interface.md (1 to 13), each answering on its path', async () => {
+    const numbers = [...new Set(routes.map((r) => Number.parseInt(r.endpoint, 10)))].sort((a, b) => a - b);
+    expect(numbers).toEqual(Array.from({ length: 13 }, (_, i) => i + 1));
+    for (const route of routes) {
+      const path = route.path.replace(/:\w+/g, 'unknown-id');
+      const res = await http(route.method, `${app.api}${path}`, route.body === 'json' && route.method !== 'GET' ? { body: {} } : {});
+      // Whatever the row decides (400, 401, 404 for the unknown id, 415 for a missing file), never "no route".
+      expect(res.status, `${route.method} ${route.path}`).not.toBe(500);
+      expect(res.body?.error?.message ?? '', `${route.method} ${route.path}`).not.toMatch(/^No route/);
+    }
   });
 });
