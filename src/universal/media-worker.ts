@@ -7,9 +7,9 @@
 import { readFile } from 'node:fs/promises';
 import { parseFile } from 'music-metadata';
 import sharp, { type Metadata } from 'sharp';
-import { extractAudioTrack, extractKeyframes, ffprobe, keyframeTimes, ToolError, type MediaInput, type Probe } from './ffmpeg.ts';
+import { extractAudioTrack, extractKeyframes, ffprobe, keyframeTimes, ToolError, type MediaInput, type Probe } from '../providers/ffmpeg.ts';
 import { formatOf } from './formats.ts';
-import { createOcr, prepareForOcr, type Ocr } from './ocr.ts';
+import { createOcr, prepareForOcr, type Ocr } from '../providers/ocr.ts';
 import type { KeyframeText, MediaErrorCode, MediaJob, MediaReply, MediaResult } from './protocol.ts';
 
 class JobError extends Error {

@@ -24,7 +24,7 @@ import { probeEnvironment, type Capabilities, type Environment, type ToolOptions
 import { checkBase64, formatOf, normalizeFileType, sniffType, SUPPORTED_LIST, type FileKind, type FileType } from './formats.ts';
 import { MediaError, runMediaJob } from './media.ts';
 import type { KeyframeText, MediaResult } from './protocol.ts';
-import { transcribe, TranscriptionError } from './transcription.ts';
+import { transcribe, TranscriptionError } from '../providers/transcription.ts';
 
 export interface UniversalInput {
   /** The file, base64 (standard alphabet; a `data:…;base64,` prefix and line breaks are accepted). */

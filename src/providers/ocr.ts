@@ -6,7 +6,7 @@
  */
 import sharp from 'sharp';
 import Tesseract from 'tesseract.js';
-import type { OcrSetup } from './protocol.ts';
+import type { OcrSetup } from '../universal/protocol.ts';
 
 export interface Ocr {
   /** Text of an image prepared by `prepareForOcr`, trimmed; '' when none was found. */
