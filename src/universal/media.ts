@@ -9,6 +9,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { Slots } from '../slots.ts';
 import type { MediaErrorCode, MediaJob, MediaReply, MediaResult } from './protocol.ts';
 
 export class MediaError extends Error {
@@ -49,22 +50,7 @@ function execArgv(heapMb: number): string[] {
 /** Jobs running at once (each may use its memory cap) and waiting; past that, BUSY. */
 const MAX_RUNNING = Math.max(1, Math.min(2, availableParallelism()));
 const MAX_WAITING = 32;
-let running = 0;
-const waiting: (() => void)[] = [];
-
-async function withSlot<T>(run: () => Promise<T>): Promise<T> {
-  if (running >= MAX_RUNNING) {
-    if (waiting.length >= MAX_WAITING) throw new MediaError('BUSY', 'The file processor is busy; try again in a minute.');
-    await new Promise<void>((resolve) => waiting.push(resolve));
-  }
-  running++;
-  try {
-    return await run();
-  } finally {
-    running--;
-    waiting.shift()?.();
-  }
-}
+const slots = new Slots(MAX_RUNNING, MAX_WAITING, () => new MediaError('BUSY', 'The file processor is busy; try again in a minute.'));
 
 const MEMORY_POLL_MS = 50;
 
@@ -91,7 +77,7 @@ function killAll(child: ChildProcess): void {
 
 /** Throws MediaError (CORRUPT, TOO_LARGE, TIMEOUT, BUSY) for what the file causes; anything else is a fault of ours. */
 export function runMediaJob(job: Omit<MediaJob, 'deadlineMs'>, limits: MediaLimits): Promise<MediaResult> {
-  return withSlot(() => runChild(job, limits));
+  return slots.run(() => runChild(job, limits));
 }
 
 function runChild(job: Omit<MediaJob, 'deadlineMs'>, limits: MediaLimits): Promise<MediaResult> {

@@ -20,6 +20,7 @@ import { formatOf } from './parse.ts';
 import type { WorkerJob, WorkerReply } from './protocol.ts';
 import type { LoadedDocument } from './types.ts';
 import { inspectZip } from './zip-guard.ts';
+import { Slots } from '../../slots.ts';
 
 export { DATASOURCE_MIME_TYPES, EXTRA_MIME_TYPES, mimeTypeFromFileName, normalizeMimeType } from './mime.ts';
 export { LoaderError, type LoaderErrorCode } from './errors.ts';
@@ -80,19 +81,7 @@ function workerExecArgv(): string[] | undefined {
  * buffers, so an upload burst must queue rather than start a worker per file.
  */
 const MAX_CONCURRENT_WORKERS = Math.max(1, Math.min(4, availableParallelism()));
-let running = 0;
-const waiting: (() => void)[] = [];
-
-async function withWorkerSlot<T>(run: () => Promise<T>): Promise<T> {
-  if (running >= MAX_CONCURRENT_WORKERS) await new Promise<void>((resolve) => waiting.push(resolve));
-  running++;
-  try {
-    return await run();
-  } finally {
-    running--;
-    waiting.shift()?.();
-  }
-}
+const slots = new Slots(MAX_CONCURRENT_WORKERS);
 
 const DOC_LABELS: Readonly<Record<string, string>> = {
   [MIME.docx]: 'Word document',
@@ -170,7 +159,7 @@ export async function loadDocument(data: Buffer, mimeType: string, opts: LoadOpt
   if (data.length === 0) throw new LoaderError('EMPTY', 'The file is empty.');
   const limits: Limits = { timeoutMs, maxMemoryMb, maxTextChars };
   precheck(data, type, limits);
-  return withWorkerSlot(() => runWorker(data, type, limits));
+  return slots.run(() => runWorker(data, type, limits));
 }
 
 interface Limits {
