@@ -21,6 +21,17 @@ export interface EventBus {
 const CHANNEL = /^[a-z_][a-z0-9_]{0,62}$/;
 const MAX_PAYLOAD = 7900; // Postgres refuses NOTIFY payloads of 8000 bytes or more
 
+/**
+ * A checked notification, for a caller that sends `pg_notify(channel, payload)` inside a statement
+ * of its own (a write and its announcement in one round trip). Like publish(), it is delivered
+ * to every process's subscribers when that statement's transaction commits.
+ */
+export function notification(channel: string, payload: string): { channel: string; payload: string } {
+  if (!CHANNEL.test(channel)) throw new Error(`Bad channel name: ${channel}`);
+  if (Buffer.byteLength(payload) > MAX_PAYLOAD) throw new Error(`Event payload too large on ${channel}`);
+  return { channel, payload };
+}
+
 export function createEventBus(database: DatabaseConfig, pglite: PGlite | null, logger: Logger): EventBus {
   const handlers = new Map<string, Set<Handler>>();
   const dispatch = (channel: string, payload: string) => {
@@ -82,8 +93,7 @@ export function createEventBus(database: DatabaseConfig, pglite: PGlite | null, 
 
   return {
     async publish(em, channel, payload) {
-      if (!CHANNEL.test(channel)) throw new Error(`Bad channel name: ${channel}`);
-      if (Buffer.byteLength(payload) > MAX_PAYLOAD) throw new Error(`Event payload too large on ${channel}`);
+      notification(channel, payload);
       await em.getConnection().execute('select pg_notify(?, ?)', [channel, payload], 'all', em.getTransactionContext());
     },
     async subscribe(channel, handler) {

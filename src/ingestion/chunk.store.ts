@@ -4,47 +4,104 @@ import type { Em } from '../db/orm.ts';
 import { rawQuery } from '../db/raw.ts';
 import { newId } from '../ids.ts';
 import type { Piece } from './chunker.ts';
+import { DatasourceStatus } from './datasource.entity.ts';
 
 export interface ChunkRow extends Piece {
   embedding: number[];
   metadata: Record<string, unknown>;
 }
 
+export interface ChunkTarget {
+  datasourceId: string;
+  datastoreId: string;
+  customId: string | null;
+  dimension: number;
+}
+
+/** What becomes of the datasource row once its chunks are stored, and how that is announced. */
+export interface SynchedRow {
+  tokenCount: number;
+  hash: string;
+  /** A new name (a web page's title), or null to keep it. */
+  name: string | null;
+  notify: { channel: string; payload: string };
+}
+
 /** Rows per INSERT statement: large enough to amortise round trips, small enough for one message. */
 const INSERT_BATCH = 500;
+
+const COLUMNS = 'id, datasource_id, datastore_id, custom_id, position, page, text, content_hash, embedding, dimension, metadata';
+/** One statement per batch: arrays unnested server-side, whatever the batch size. Parameters $1-$11. */
+const INSERT_SELECT = `select id, $1::uuid, $2::uuid, $3::text, position, page, text, content_hash, embedding::vector, $4::smallint, metadata
+  from unnest($5::uuid[], $6::int[], $7::int[], $8::text[], $9::text[], $10::text[], $11::jsonb[])
+    as t(id, position, page, text, content_hash, embedding, metadata)`;
+
+function insertParams(target: ChunkTarget, batch: ChunkRow[]): unknown[] {
+  return [
+    target.datasourceId,
+    target.datastoreId,
+    target.customId,
+    target.dimension,
+    batch.map(() => newId()),
+    batch.map((r) => r.position),
+    batch.map((r) => r.page),
+    batch.map((r) => r.text),
+    batch.map((r) => createHash('sha256').update(r.text).digest('hex')),
+    batch.map((r) => pgvector.toSql(r.embedding)),
+    batch.map((r) => JSON.stringify(r.metadata)),
+  ];
+}
+
+/** The row's update and its notification: $1 is the datasource, the new values from $<first> on (8 parameters). */
+function synchedSql(first: number): string {
+  const p = (k: number) => `$${first + k}`;
+  return `synched as (
+      update datasources
+         set status = ${p(0)}, chunk_count = ${p(1)}, token_count = ${p(2)}, hash = ${p(3)}, last_synch = ${p(4)}, updated_at = ${p(4)},
+             error_message = null, name = coalesce(${p(5)}, name)
+       where id = $1 returning id)
+    select pg_notify(${p(6)}, ${p(7)}) from synched`;
+}
+
+function synchedParams(rows: ChunkRow[], done: SynchedRow): unknown[] {
+  return [DatasourceStatus.synched, rows.length, done.tokenCount, done.hash, new Date(), done.name, done.notify.channel, done.notify.payload];
+}
+
+/**
+ * Replaces every chunk of a datasource and marks it `synched`, atomically: a retry or a crash can
+ * never leave duplicates or half a document, and the notification goes out on commit.
+ *
+ * Up to INSERT_BATCH chunks this is one statement (old chunks deleted, new ones inserted, the row
+ * updated and announced), which is a transaction by itself; a longer document takes a transaction
+ * of one statement per batch. Returns false, having written nothing, when the datasource is gone.
+ */
+export async function storeChunks(em: Em, target: ChunkTarget, rows: ChunkRow[], done: SynchedRow): Promise<boolean> {
+  if (rows.length <= INSERT_BATCH) {
+    const result = await rawQuery(
+      em,
+      `with gone as (delete from chunks where datasource_id = $1),
+            added as (insert into chunks (${COLUMNS}) ${INSERT_SELECT} where exists (select 1 from datasources where id = $1)),
+            ${synchedSql(12)}`,
+      [...insertParams(target, rows), ...synchedParams(rows, done)],
+    );
+    return result.length > 0;
+  }
+  return em.transactional(async (tx) => {
+    const [row] = await rawQuery(tx, 'select id from datasources where id = $1 for no key update', [target.datasourceId]);
+    if (!row) return false; // deleted while we worked
+    await replaceChunks(tx, target, rows);
+    await rawQuery(tx, `with ${synchedSql(2)}`, [target.datasourceId, ...synchedParams(rows, done)]);
+    return true;
+  });
+}
 
 /**
  * Replaces every chunk of a datasource. Call inside a transaction: a retry or a crash can then
  * never leave duplicates or half a document.
  */
-export async function replaceChunks(
-  em: Em,
-  target: { datasourceId: string; datastoreId: string; customId: string | null; dimension: number },
-  rows: ChunkRow[],
-): Promise<void> {
+export async function replaceChunks(em: Em, target: ChunkTarget, rows: ChunkRow[]): Promise<void> {
   await rawQuery(em, 'delete from chunks where datasource_id = $1', [target.datasourceId]);
   for (let start = 0; start < rows.length; start += INSERT_BATCH) {
-    const batch = rows.slice(start, start + INSERT_BATCH);
-    // One statement per batch: arrays unnested server-side, whatever the batch size.
-    await rawQuery(
-      em,
-      `insert into chunks (id, datasource_id, datastore_id, custom_id, position, page, text, content_hash, embedding, dimension, metadata)
-       select id, $1::uuid, $2::uuid, $3, position, page, text, content_hash, embedding::vector, $4, metadata
-       from unnest($5::uuid[], $6::int[], $7::int[], $8::text[], $9::text[], $10::text[], $11::jsonb[])
-         as t(id, position, page, text, content_hash, embedding, metadata)`,
-      [
-        target.datasourceId,
-        target.datastoreId,
-        target.customId,
-        target.dimension,
-        batch.map(() => newId()),
-        batch.map((r) => r.position),
-        batch.map((r) => r.page),
-        batch.map((r) => r.text),
-        batch.map((r) => createHash('sha256').update(r.text).digest('hex')),
-        batch.map((r) => pgvector.toSql(r.embedding)),
-        batch.map((r) => JSON.stringify(r.metadata)),
-      ],
-    );
+    await rawQuery(em, `insert into chunks (${COLUMNS}) ${INSERT_SELECT}`, insertParams(target, rows.slice(start, start + INSERT_BATCH)));
   }
 }

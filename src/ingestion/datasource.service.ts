@@ -5,10 +5,10 @@ import type { Config } from '../config.ts';
 import type { Em } from '../db/orm.ts';
 import { Datastore } from '../datastores/datastore.entity.ts';
 import { AppError, badInput, notFound } from '../errors.ts';
-import type { EventBus } from '../events/bus.ts';
+import { rawQuery } from '../db/raw.ts';
+import { notification, type EventBus } from '../events/bus.ts';
 import { pageArgs, toPage, type Page } from '../graphql/pagination.ts';
 import { isId, newId } from '../ids.ts';
-import { Organization } from '../organizations/organization.entity.ts';
 import type { ObjectStorage } from '../providers/storage.ts';
 import type { Queue } from '../queue/queue.ts';
 import { Visibility } from '../vocabulary.ts';
@@ -238,18 +238,45 @@ export class DatasourceService {
 
   /** Announces a status change to every process (the subscription listens). */
   async publishStatus(em: Em, ds: Datasource): Promise<void> {
+    const { channel, payload } = this.statusNotification(ds);
+    await this.bus.publish(em, channel, payload);
+  }
+
+  /**
+   * The notification of `ds`'s status as it will be once `changes` are written, for a statement
+   * that writes the row and announces it in one round trip (see markRunning, chunk.store.ts).
+   */
+  statusNotification(ds: Datasource, changes: Partial<Pick<StatusChange, 'status' | 'errorMessage' | 'chunkCount' | 'name'>> = {}): { channel: string; payload: string } {
     const change: StatusChange = {
       id: ds.id,
       datastoreId: ds.datastore.id,
       organizationId: ds.organization.id,
-      name: ds.name.slice(0, 200),
+      name: (changes.name ?? ds.name).slice(0, 200),
       type: ds.type,
-      status: ds.status,
-      errorMessage: ds.errorMessage?.slice(0, 500) ?? null,
-      chunkCount: ds.chunkCount,
+      status: changes.status ?? ds.status,
+      errorMessage: (changes.errorMessage !== undefined ? changes.errorMessage : ds.errorMessage)?.slice(0, 500) ?? null,
+      chunkCount: changes.chunkCount ?? ds.chunkCount,
       at: new Date().toISOString(),
     };
-    await this.bus.publish(em, DATASOURCE_STATUS, JSON.stringify(change));
+    return notification(DATASOURCE_STATUS, JSON.stringify(change));
+  }
+
+  /**
+   * A worker took the datasource: `running` is written and announced by one statement (its own
+   * transaction; the notification goes out on its commit). Leaves `ds` as loaded. False when the
+   * datasource is gone.
+   */
+  async markRunning(em: Em, ds: Datasource): Promise<boolean> {
+    const { channel, payload } = this.statusNotification(ds, { status: DatasourceStatus.running, errorMessage: null });
+    const rows = await rawQuery(
+      em,
+      `with started as (
+         update datasources set status = $2, error_message = null, updated_at = $3 where id = $1 returning id
+       )
+       select pg_notify($4, $5) from started`,
+      [ds.id, DatasourceStatus.running, new Date(), channel, payload],
+    );
+    return rows.length > 0;
   }
 
   /** A datastore the caller may read (subscriptions). Throws NOT_FOUND. */
@@ -312,26 +339,30 @@ export class DatasourceService {
 
   /** Throws PAYMENT_REQUIRED while the organization's stored tokens are at or above its limit. */
   async assertWithinLimits(em: Em, organizationId: string): Promise<void> {
-    const org = await em.findOneOrFail(Organization, organizationId);
-    const used = await this.storedTokens(em, organizationId);
-    if (used >= Number(org.storedTokenLimit)) {
-      throw new AppError('PAYMENT_REQUIRED', `The organization stores ${used} tokens, its limit is ${org.storedTokenLimit}: delete datasources or raise the limit.`, {
+    const { used, limit } = await this.tokenAllowance(em, organizationId);
+    if (used >= limit) {
+      throw new AppError('PAYMENT_REQUIRED', `The organization stores ${used} tokens, its limit is ${limit}: delete datasources or raise the limit.`, {
         used,
-        limit: Number(org.storedTokenLimit),
+        limit,
       });
     }
   }
 
+  /** The organization's stored-token limit and the tokens its datasources store (but one), in one query. */
+  async tokenAllowance(em: Em, organizationId: string, exceptDatasourceId?: string): Promise<{ used: number; limit: number }> {
+    const rows = await rawQuery<{ limit: string | number; used: string | number }>(
+      em,
+      `select o.stored_token_limit as "limit",
+              (select coalesce(sum(d.token_count), 0) from datasources d where d.organization_id = o.id${exceptDatasourceId ? ' and d.id <> $2' : ''}) as used
+       from organizations o where o.id = $1`,
+      exceptDatasourceId ? [organizationId, exceptDatasourceId] : [organizationId],
+    );
+    if (!rows[0]) throw new Error(`Organization ${organizationId} not found`);
+    return { used: Number(rows[0].used), limit: Number(rows[0].limit) };
+  }
+
   async storedTokens(em: Em, organizationId: string, exceptDatasourceId?: string): Promise<number> {
-    const rows: { n: string | number }[] = await em
-      .getConnection()
-      .execute(
-        `select coalesce(sum(token_count), 0) as n from datasources where organization_id = ?${exceptDatasourceId ? ' and id <> ?' : ''}`,
-        exceptDatasourceId ? [organizationId, exceptDatasourceId] : [organizationId],
-        'all',
-        em.getTransactionContext(),
-      );
-    return Number(rows[0]?.n ?? 0);
+    return (await this.tokenAllowance(em, organizationId, exceptDatasourceId)).used;
   }
 }
 

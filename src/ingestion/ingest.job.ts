@@ -12,7 +12,7 @@ import type { Embedder } from '../providers/embeddings.ts';
 import { FetchError, safeFetch } from '../providers/safe-fetch.ts';
 import type { ObjectStorage } from '../providers/storage.ts';
 import type { Queue } from '../queue/queue.ts';
-import { replaceChunks } from './chunk.store.ts';
+import { storeChunks } from './chunk.store.ts';
 import { estimateTokens, splitDocument } from './chunker.ts';
 import { Datasource, DatasourceStatus, DatasourceType } from './datasource.entity.ts';
 import { contentHash, INGEST_QUEUE, type DatasourceService, type IngestJobData } from './datasource.service.ts';
@@ -61,15 +61,14 @@ export async function startIngestWorkers(deps: IngestDeps, opts: { concurrency?:
 export async function ingest(deps: IngestDeps, job: Job<IngestJobData> & { retryLimit?: number }): Promise<void> {
   const { orm, datasources, logger } = deps;
   const em = orm.em.fork();
-  const ds = await em.findOne(Datasource, job.data.datasourceId, { populate: ['content'] });
+  // The datasource with its datastore (chunking, embedding model) in one query.
+  const ds = await em.findOne(Datasource, job.data.datasourceId, { populate: ['content', 'datastore'] });
   if (!ds) return; // deleted meanwhile: nothing to do
-  const datastore = await em.findOneOrFail(Datastore, ds.datastore.id);
+  const datastore = ds.datastore;
   const lastAttempt = job.retryCount >= (job.retryLimit ?? INGEST_QUEUE_OPTIONS.retryLimit);
 
-  ds.status = DatasourceStatus.running;
-  ds.errorMessage = null;
-  await em.flush();
-  await datasources.publishStatus(em, ds);
+  // `running`, written and announced in one statement.
+  if (!(await datasources.markRunning(em, ds))) return;
 
   try {
     if (ds.type === DatasourceType.web_site) await crawlSite(deps, ds, job.signal);
@@ -96,12 +95,11 @@ async function processDocument(deps: IngestDeps, ds: Datasource, datastore: Data
   const tokens = pieces.reduce((n, p) => n + estimateTokens(p.text), 0);
 
   const em = orm.em.fork();
-  const org = await em.findOneOrFail(Organization, ds.organization.id);
-  const others = await datasources.storedTokens(em, org.id, ds.id);
-  if (others + tokens > Number(org.storedTokenLimit)) {
+  const { used: others, limit } = await datasources.tokenAllowance(em, ds.organization.id, ds.id);
+  if (others + tokens > limit) {
     const row = await em.findOneOrFail(Datasource, ds.id);
     row.status = DatasourceStatus.usage_limit_reached;
-    row.errorMessage = `Storing ${tokens} more tokens would pass the organization's limit of ${org.storedTokenLimit} (${others} stored).`;
+    row.errorMessage = `Storing ${tokens} more tokens would pass the organization's limit of ${limit} (${others} stored).`;
     await em.flush();
     await datasources.publishStatus(em, row);
     return;
@@ -114,25 +112,21 @@ async function processDocument(deps: IngestDeps, ds: Datasource, datastore: Data
   }
   const vectors = await embedder.embedDocuments(pieces.map((p) => p.text), signal);
   const base = { datasource_name: doc.title && ds.type === DatasourceType.web_page ? doc.title : ds.name, source: url ?? ds.fileName ?? ds.name, custom_id: ds.customId ?? null };
+  // A web page named after its URL (the default) takes its title.
+  const name = ds.type === DatasourceType.web_page && doc.title && (!ds.name || ds.name === ds.config.source_url) ? doc.title.slice(0, 500) : null;
 
-  await em.transactional(async (tx) => {
-    const row = await tx.findOne(Datasource, ds.id, { lockMode: undefined });
-    if (!row) return; // deleted while we worked
-    await replaceChunks(
-      tx,
-      { datasourceId: ds.id, datastoreId: datastore.id, customId: ds.customId ?? null, dimension: embedder.dimension },
-      pieces.map((p, i) => ({ ...p, embedding: vectors[i]!, metadata: { ...base, ...(p.page != null ? { page: p.page } : {}) } })),
-    );
-    row.status = DatasourceStatus.synched;
-    row.chunkCount = pieces.length;
-    row.tokenCount = tokens;
-    row.hash = contentHash(hashInput);
-    row.lastSynch = new Date();
-    row.errorMessage = null;
-    if (ds.type === DatasourceType.web_page && doc.title && (!row.name || row.name === row.config.source_url)) row.name = doc.title.slice(0, 500);
-    await tx.flush();
-    await datasources.publishStatus(tx, row);
-  });
+  // Chunks replaced, the row synched and announced: atomically (deleted meanwhile: nothing written).
+  await storeChunks(
+    em,
+    { datasourceId: ds.id, datastoreId: datastore.id, customId: ds.customId ?? null, dimension: embedder.dimension },
+    pieces.map((p, i) => ({ ...p, embedding: vectors[i]!, metadata: { ...base, ...(p.page != null ? { page: p.page } : {}) } })),
+    {
+      tokenCount: tokens,
+      hash: contentHash(hashInput),
+      name,
+      notify: datasources.statusNotification(ds, { status: DatasourceStatus.synched, errorMessage: null, chunkCount: pieces.length, ...(name ? { name } : {}) }),
+    },
+  );
 }
 
 async function loadContent(deps: IngestDeps, ds: Datasource, signal: AbortSignal): Promise<{ doc: LoadedDocument; hashInput: Buffer | string; url?: string }> {
