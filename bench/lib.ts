@@ -156,6 +156,23 @@ export async function freshDatabase(url: string, name: string): Promise<{ url: s
   };
 }
 
+/** A named database on `url`'s server, created when missing and kept (BENCH_DATABASE). */
+export async function keptDatabase(url: string, name: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  const { rows } = await admin.query('select 1 from pg_database where datname = $1', [name]);
+  if (!rows.length) await admin.query(`create database ${name}`);
+  await admin.end();
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return { url: u.toString(), drop: async () => {} };
+}
+
+/** The datastore name of a seeded bench:query corpus: a kept database is reused only for the same one. */
+export function corpusName(spec: { chunks: number; datasources: number; clusters: number; queries: number; seed: number }): string {
+  return `Bench ${spec.chunks} chunks, ${spec.datasources} datasources, ${spec.clusters} clusters, ${spec.queries} queries, seed ${spec.seed}`;
+}
+
 export function describeDatabase(): string {
   const url = process.env.DATABASE_URL;
   if (!url) return 'embedded PGlite (in memory, in the server process)';

@@ -3,8 +3,11 @@
  * side channel on another port that belongs to the benchmark, not to the app:
  *
  *   POST /seed   {datastoreId, chunks, datasources, clusters, seed}  bulk rows by SQL
+ *   POST /existing {chunks, datasources, clusters, queries, seed}  a datastore seeded with that
+ *                corpus by an earlier run (kept database), in /seed's answer shape; {} if none
  *   POST /embed  {texts}            the app's own embedder, timed here, one text at a time
- *   POST /sql    {settings, sql, params}  (PGlite only) one transaction run directly on the
+ *   POST /sql    {settings, sql, params}  (PGlite only) the statement (in a transaction after
+ *                the SET LOCALs of `settings` when there are any) run directly on the
  *                PGlite instance, timed here: PGlite has no second client, so this is the
  *                "bare client" of the embedded database
  *   POST /stats  time the app spent in embedQuery and searchByVector since the last call
@@ -22,6 +25,7 @@ import { start } from '../src/boot.ts';
 import { loadConfig } from '../src/config.ts';
 import { newId } from '../src/ids.ts';
 import { ChunkGenerator, corpus, rng } from './corpus.ts';
+import { corpusName } from './lib.ts';
 
 const running = await start(
   loadConfig({
@@ -137,6 +141,34 @@ async function seed(input: SeedInput) {
   }
 }
 
+/** The corpus seeded by an earlier run into a kept database, when it is complete. */
+async function existing(input: Omit<SeedInput, 'datastoreId'>) {
+  const { exec, close } = await seedSession();
+  try {
+    const found = (await exec(
+      `select d.id from datastores d where d.name = $1 and (select count(*) from chunks c where c.datastore_id = d.id) = $2 order by d.created_at desc limit 1`,
+      [corpusName(input), input.chunks],
+    )).rows[0];
+    if (!found) return {};
+    const datastoreId = found.id as string;
+    const datasources = (await exec(`select id, custom_id from datasources where datastore_id = $1 order by custom_id`, [datastoreId])).rows;
+    if (datasources.length !== input.datasources) return {};
+    const hnsw = (await exec(`select indexdef from pg_indexes where tablename = 'chunks' and indexdef ilike '%using hnsw%'`)).rows;
+    if (!hnsw.length) return {};
+    const [versions] = (await exec(`select current_setting('server_version') as server, (select extversion from pg_extension where extname = 'vector') as pgvector`)).rows;
+    return {
+      datastoreId,
+      datasources: datasources.map((d) => ({ id: d.id as string, customId: d.custom_id as string })),
+      queries: corpus(input.seed, input.clusters, input.queries).queries,
+      versions,
+      indexes: hnsw.map((i) => i.indexdef),
+      seconds: { centres: 0, insert: 0, index: 0, total: 0 },
+    };
+  } finally {
+    await close();
+  }
+}
+
 async function embed(texts: string[]) {
   const vectors: number[][] = [];
   const ms: number[] = [];
@@ -148,10 +180,14 @@ async function embed(texts: string[]) {
   return { vectors, ms };
 }
 
-/** One transaction on the PGlite instance itself; the time is taken around it, here. */
+/** The statement on the PGlite instance itself (the app's session settings apply); timed here. */
 async function sql(input: { settings: string[]; sql: string; params: unknown[] }) {
   if (!pglite) throw new Error('/sql is for the embedded database; use a pg client for PostgreSQL');
   const t0 = performance.now();
+  if (!input.settings.length) {
+    const { rows } = await pglite.query(input.sql, input.params);
+    return { rows, ms: performance.now() - t0 };
+  }
   const rows = await pglite.transaction(async (tx) => {
     for (const s of input.settings) await tx.exec(s);
     return (await tx.query(input.sql, input.params)).rows;
@@ -159,8 +195,8 @@ async function sql(input: { settings: string[]; sql: string; params: unknown[] }
   return { rows, ms: performance.now() - t0 };
 }
 
-// What the app itself spends, per REST request: the embedding and the SQL transaction
-// (searchByVector: begin, SET LOCAL, statement, commit through the ORM's connection).
+// What the app itself spends, per REST request: the embedding and the SQL statement
+// (searchByVector through the ORM's connection).
 const spent = { embed: [] as number[], search: [] as number[] };
 const retrieval = running.services.retrieval;
 const searchByVector = retrieval.searchByVector.bind(retrieval);
@@ -194,7 +230,7 @@ async function stats() {
   return out;
 }
 
-const routes: Record<string, (body: any) => Promise<unknown>> = { '/seed': seed, '/embed': (b) => embed(b.texts), '/sql': sql, '/stats': stats, '/search': search };
+const routes: Record<string, (body: any) => Promise<unknown>> = { '/seed': seed, '/existing': existing, '/embed': (b) => embed(b.texts), '/sql': sql, '/stats': stats, '/search': search };
 
 const side = http.createServer((req, res) => {
   const chunks: Buffer[] = [];

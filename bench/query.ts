@@ -6,12 +6,15 @@
  *
  * Targets: (REST p50 - embedding p50) <= 1.5 x raw SQL p50; recall@10 >= 0.95.
  * Env: BENCH_CHUNKS (50000), BENCH_ROUNDS (2 passes over the 50 queries per figure),
- *      BENCH_NODE_ARGS (extra node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
+ *      BENCH_NODE_ARGS (extra node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"),
+ *      BENCH_DATABASE (PostgreSQL only: a database of that name on DATABASE_URL's server, kept after
+ *      the run; a later run with the same BENCH_CHUNKS finds its seeded datastore and skips seeding).
  */
 import pg from 'pg';
+import { VECTOR_SEARCH_SETTINGS, vectorSessionSql } from '../src/db/vector-index.ts';
 import { searchSql, type SearchFilters } from '../src/retrieval/retrieval.service.ts';
 import { rng } from './corpus.ts';
-import { agent, describeDatabase, f1, f2, freshDatabase, graphql, pct, pool, postJson, spawnChild, table } from './lib.ts';
+import { agent, corpusName, describeDatabase, f1, f2, freshDatabase, graphql, keptDatabase, pct, pool, postJson, spawnChild, table } from './lib.ts';
 
 const CHUNKS = Number(process.env.BENCH_CHUNKS ?? 50_000);
 const DATASOURCES = 300;
@@ -29,20 +32,34 @@ const progress = (s: string) => process.stderr.write(`bench:query: ${s}\n`);
 // ---- the server, on a database of its own ----------------------------------------------
 
 const adminUrl = process.env.DATABASE_URL || '';
-const database = adminUrl ? await freshDatabase(adminUrl, `agentbase_bench_query_${process.pid}`) : null;
+const keep = process.env.BENCH_DATABASE || '';
+if (keep && !/^[a-z_][a-z0-9_]*$/.test(keep)) throw new Error('BENCH_DATABASE must be a plain lower-case identifier');
+if (keep && !adminUrl) throw new Error('BENCH_DATABASE needs DATABASE_URL (the embedded database lives in memory)');
+const database = adminUrl ? (keep ? await keptDatabase(adminUrl, keep) : await freshDatabase(adminUrl, `agentbase_bench_query_${process.pid}`)) : null;
 const server = await spawnChild('bench/query-server.ts', database ? { DATABASE_URL: database.url } : { DATABASE_URL: '' }, (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean));
 const side = server.lines.SIDE!;
 let bare: pg.Client[] = [];
 
 try {
-  const signUp = await graphql(server.url, `mutation { signUp(input: { email: "bench-query@example.test", password: "bench-password", organizationName: "Bench" }) { token } }`);
-  const token: string = signUp.signUp.token;
-  const created = await graphql(server.url, `mutation { createDatastore(input: { name: "Bench", visibility: public }) { id } }`, {}, token);
-  const datastoreId: string = created.createDatastore.id;
-
-  progress(`seeding ${CHUNKS} chunks (bulk SQL, then one HNSW build)…`);
-  const seeded = await postJson(`${side}/seed`, { datastoreId, chunks: CHUNKS, datasources: DATASOURCES, clusters: CLUSTERS, queries: QUERIES, seed: SEED });
-  if (seeded.status !== 200) throw new Error(`seed: ${JSON.stringify(seeded.body)}`);
+  const corpusSpec = { chunks: CHUNKS, datasources: DATASOURCES, clusters: CLUSTERS, queries: QUERIES, seed: SEED };
+  // A kept database may hold this corpus already (same BENCH_CHUNKS and generator settings).
+  const found = keep ? await postJson(`${side}/existing`, corpusSpec) : null;
+  if (found && found.status !== 200) throw new Error(`existing: ${JSON.stringify(found.body)}`);
+  let datastoreId: string;
+  let seeded;
+  if (found?.body.datastoreId) {
+    datastoreId = found.body.datastoreId;
+    progress(`reusing the seeded datastore of database ${keep} (${CHUNKS} chunks)`);
+    seeded = found;
+  } else {
+    const signUp = await graphql(server.url, `mutation { signUp(input: { email: "bench-query-${process.pid}-${Date.now()}@example.test", password: "bench-password", organizationName: "Bench" }) { token } }`);
+    const token: string = signUp.signUp.token;
+    const created = await graphql(server.url, `mutation($name: String!) { createDatastore(input: { name: $name, visibility: public }) { id } }`, { name: corpusName(corpusSpec) }, token);
+    datastoreId = created.createDatastore.id;
+    progress(`seeding ${CHUNKS} chunks (bulk SQL, then one HNSW build)…`);
+    seeded = await postJson(`${side}/seed`, { datastoreId, ...corpusSpec });
+    if (seeded.status !== 200) throw new Error(`seed: ${JSON.stringify(seeded.body)}`);
+  }
   const seed = seeded.body as {
     datasources: { id: string; customId: string }[];
     queries: { text: string; cluster: number }[];
@@ -82,10 +99,11 @@ try {
   // ---- the bare client ---------------------------------------------------------------
 
   /**
-   * One transaction with the service's SET LOCAL settings and statement. PostgreSQL: a `pg`
-   * client in this process, timed here (begin and the settings go in one simple-query
-   * message, then the statement, then commit). PGlite: the side channel runs it on the
-   * PGlite instance and times it there (no HTTP in the figure).
+   * The service's statement, on a session with the service's vector settings (set when the
+   * client connects, as the service's connections do). With `settings` (recall measurements
+   * only: exact search, the ef_search sweep), one transaction with those SET LOCALs first.
+   * PostgreSQL: a `pg` client in this process, timed here. PGlite: the side channel runs it on
+   * the PGlite instance and times it there (no HTTP in the figure).
    */
   type Raw = (settings: string[], sql: string, params: unknown[], client?: number) => Promise<{ rows: any[]; ms: number }>;
   let raw: Raw;
@@ -94,12 +112,17 @@ try {
       Array.from({ length: CONCURRENCY }, async () => {
         const c = new pg.Client({ connectionString: database.url });
         await c.connect();
+        await c.query(vectorSessionSql());
         return c;
       }),
     );
     raw = async (settings, sql, params, client = 0) => {
       const c = bare[client]!;
       const t0 = performance.now();
+      if (!settings.length) {
+        const { rows } = await c.query(sql, params);
+        return { rows, ms: performance.now() - t0 };
+      }
       await c.query(['begin', ...settings].join('; '));
       try {
         const { rows } = await c.query(sql, params);
@@ -129,12 +152,18 @@ try {
   for (const mode of modes) {
     progress(`latency: ${mode.name}…`);
     const l: Latency = { rest: [], raw: [], restC: [], rawC: [], same: 0, compared: 0, results: [], appEmbed: [], appSearch: [] };
-    const one = async (q: number, record: boolean) => {
+    /**
+     * One query both ways. Which goes first alternates: the first run of a vector reads pages
+     * (HNSW graph, heap, TOAST) that the second then finds in shared buffers, which at 50,000
+     * chunks can be worth half the statement's time on PostgreSQL.
+     */
+    const one = async (q: number, record: boolean, restFirst: boolean) => {
       const filters = mode.filters(q);
+      const s = searchSql([datastoreId], texts[q]!, vectors[q]!, TOP_K, filters);
+      let b = restFirst ? null : await raw([], s.sql, s.params);
       const r = await rest(q, filters);
       if (r.status !== 200) throw new Error(`REST ${r.status}: ${JSON.stringify(r.body)}`);
-      const s = searchSql([datastoreId], texts[q]!, vectors[q]!, TOP_K, filters);
-      const b = await raw(s.settings, s.sql, s.params);
+      b ??= await raw([], s.sql, s.params);
       if (!record) return;
       l.rest.push(r.ms);
       l.raw.push(b.ms);
@@ -143,9 +172,9 @@ try {
       const key = (rows: any[]) => rows.map((x) => `${x.datasource_id}|${Number(x.score).toFixed(6)}|${x.text}`).join('\n');
       if (key(r.body) === key(b.rows)) l.same++;
     };
-    for (let q = 0; q < QUERIES; q++) await one(q, false); // warm-up
+    for (let q = 0; q < QUERIES; q++) await one(q, false, q % 2 === 0); // warm-up
     await appStats();
-    for (let r = 0; r < ROUNDS; r++) for (let q = 0; q < QUERIES; q++) await one(q, true);
+    for (let r = 0; r < ROUNDS; r++) for (let q = 0; q < QUERIES; q++) await one(q, true, (q + r) % 2 === 1);
     const spent = await appStats();
     l.appEmbed = spent.embed;
     l.appSearch = spent.search;
@@ -161,20 +190,22 @@ try {
       const q = i % QUERIES;
       const s = searchSql([datastoreId], texts[q]!, vectors[q]!, TOP_K, mode.filters(q));
       const client = slot++ % CONCURRENCY;
-      l.rawC.push((await raw(s.settings, s.sql, s.params, client)).ms);
+      l.rawC.push((await raw([], s.sql, s.params, client)).ms);
     });
     latency.set(mode.name, l);
   }
 
   // ---- recall@10 of the vector part ----------------------------------------------------
 
-  /** The service's statement cut after its vector CTE: same expression, filters, limit and settings. */
+  /** The service's statement cut after its vector CTE: same expression, filters and limit. */
   const vectorOnly = (q: number, filters: SearchFilters) => {
     const s = searchSql([datastoreId], texts[q]!, vectors[q]!, TOP_K, filters);
     const cut = s.sql.indexOf('fts as (');
     if (cut < 0) throw new Error('searchSql changed shape: no fts CTE to cut at');
     const sql = `${s.sql.slice(0, cut).trimEnd().replace(/,$/, '')}\n    select id::text as id from vec order by r limit ${TOP_K}`;
-    return { sql, params: s.params.slice(0, 6), settings: s.settings };
+    // The vector CTE's parameters come first: pass exactly those it uses.
+    const used = Math.max(...[...sql.matchAll(/\$(\d+)/g)].map((m) => Number(m[1])));
+    return { sql, params: s.params.slice(0, used), settings: [] as string[] };
   };
   const planOf = async (settings: string[], sql: string, params: unknown[]) => {
     const { rows } = await raw(settings, `explain ${sql}`, params);
@@ -210,7 +241,7 @@ try {
       rec.annMs.push(ann.ms);
       hits += ann.rows.filter((r) => truth.has(r.id)).length / Math.max(1, truth.size);
       for (const ef of EF_SWEEP) {
-        const settings = v.settings.map((s) => (/hnsw\.ef_search/.test(s) ? `set local hnsw.ef_search = ${ef}` : s));
+        const settings = [...v.settings, `set local hnsw.ef_search = ${ef}`];
         const a = await raw(settings, v.sql, v.params);
         sweepHits.set(ef, sweepHits.get(ef)! + a.rows.filter((r) => truth.has(r.id)).length / Math.max(1, truth.size));
         rec.sweep.get(ef)!.ms.push(a.ms);
@@ -223,10 +254,11 @@ try {
 
   // ---- report --------------------------------------------------------------------------
 
-  const serviceEf = searchSql([datastoreId], 'x', vectors[0]!, TOP_K).settings.join('; ');
+  const serviceEf = Object.entries(VECTOR_SEARCH_SETTINGS).map(([k, v]) => `${k} = ${v}`).join(', ');
   log(`bench:query — ${describeDatabase()}: PostgreSQL ${seed.versions.server}, pgvector ${seed.versions.pgvector}`);
   log(`corpus: ${CHUNKS.toLocaleString('en')} chunks of ${vectors[0]!.length} dimensions in one public datastore, ${DATASOURCES} datasources (each with a custom_id), ${CLUSTERS} clusters`);
-  log(`seeded in ${f1(seed.seconds.total)} s (cluster centres ${f1(seed.seconds.centres)} s, bulk insert ${f1(seed.seconds.insert)} s, HNSW build ${f1(seed.seconds.index)} s)`);
+  if (found?.body.datastoreId) log(`corpus reused from the kept database ${keep} (seeded by an earlier run)`);
+  else log(`seeded in ${f1(seed.seconds.total)} s (cluster centres ${f1(seed.seconds.centres)} s, bulk insert ${f1(seed.seconds.insert)} s, HNSW build ${f1(seed.seconds.index)} s)`);
   log(`${QUERIES} query texts x ${ROUNDS} rounds per figure, topK ${TOP_K}; service settings: ${serviceEf}`);
   log('');
   log('Method');
@@ -234,11 +266,13 @@ try {
   log('            timed from the request to the last byte; the server runs in a child process.');
   log("  embedding the app's own embedder.embedQuery on the same texts, timed inside the server process.");
   log('  raw SQL   searchSql() of src/retrieval: the same statement, parameters (same vector, filters, ranking) and');
-  log('            SET LOCAL settings in one transaction, sent by a bare client:');
+  log("            session settings (set once per connection, as the service's connections have them), sent by a bare client:");
   log(database
-    ? '            a `pg` client in this process (begin + settings in one message, statement, commit), timed here.'
+    ? '            a `pg` client in this process (one statement, no transaction, as the service sends it), timed here.'
     : '            PGlite has no second client: a side channel of the benchmark (not of the app) runs the transaction on');
   if (!database) log('            the PGlite instance in the server process and times it there (no HTTP in the figure).');
+  log('  order     sequential; for each query REST and raw SQL take turns at going first (the first run of a vector');
+  log('            reads the pages the second finds in shared buffers).');
   log('  ratio     (REST p50 - embedding p50) / raw SQL p50; target <= 1.5.');
   log('');
 
@@ -279,6 +313,6 @@ try {
 } finally {
   await Promise.all(bare.map((c) => c.end().catch(() => {})));
   await server.stop();
-  await database?.drop();
+  if (!keep) await database?.drop();
   agent.destroy();
 }

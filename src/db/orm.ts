@@ -6,9 +6,11 @@ import { Migrator } from '@mikro-orm/migrations';
 import { PgliteDriver } from '@mikro-orm/pglite';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { MikroORM, type SqlEntityManager } from '@mikro-orm/sql';
+import { CompiledQuery } from 'kysely';
 import { migrations } from '../../migrations/index.ts';
 import type { DatabaseConfig } from '../config.ts';
 import { entities } from './entities.ts';
+import { vectorSessionSql } from './vector-index.ts';
 
 export type Orm = MikroORM;
 export type Em = SqlEntityManager;
@@ -55,6 +57,8 @@ export async function openDatabase(
       extensions: { vector },
     });
     const instance = pglite;
+    // One session for everything: the vector search settings are set once.
+    await instance.query(vectorSessionSql());
     orm = await MikroORM.init({ ...common, driver: PgliteDriver, dbName: 'postgres', driverOptions: { pglite: instance } } as never);
   } else {
     orm = await MikroORM.init({
@@ -62,6 +66,10 @@ export async function openDatabase(
       driver: PostgreSqlDriver,
       clientUrl: config.url,
       pool: { min: 0, max: 20 },
+      // Every pooled connection gets the vector search settings once, when it is opened.
+      onCreateConnection: async (connection: { executeQuery(q: CompiledQuery): Promise<unknown> }) => {
+        await connection.executeQuery(CompiledQuery.raw(vectorSessionSql()));
+      },
     } as never);
   }
 

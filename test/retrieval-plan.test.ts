@@ -1,0 +1,133 @@
+/**
+ * The datastore query's SQL on the real database: the vector search must be able to use the
+ * HNSW index (the query vector is a parameter in its ORDER BY, not a column of a CTE, which
+ * PostgreSQL materializes and then scans every chunk), and a filtered search through that index
+ * keeps scanning (pgvector's iterative scan, a setting of every connection) until enough rows
+ * pass the filter. The corpus is small, so the planner is steered towards the index the way a
+ * large corpus steers it (sequential scans off; for the filtered case the btree indexes of the
+ * filter columns are dropped inside a transaction that is rolled back).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawQuery } from '../src/db/raw.ts';
+import { VECTOR_SEARCH_SETTINGS } from '../src/db/vector-index.ts';
+import { newId } from '../src/ids.ts';
+import { searchSql, vectorLiteral } from '../src/retrieval/retrieval.service.ts';
+import { gql, newOrganization } from './support/client.ts';
+import { startTestApp, type TestApp } from './support/app.ts';
+
+const DIM = 512;
+const DATASOURCES = 100;
+const PER_DATASOURCE = 10;
+
+let app: TestApp;
+let datastoreId: string;
+const datasources: { id: string; customId: string }[] = [];
+
+/** Deterministic pseudo-random unit vectors. */
+function vectors(n: number, seed: number): number[][] {
+  let s = seed >>> 0;
+  const next = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32) * 2 - 1;
+  return Array.from({ length: n }, () => {
+    const v = Array.from({ length: DIM }, next);
+    const norm = Math.hypot(...v);
+    return v.map((x) => Number((x / norm).toFixed(6)));
+  });
+}
+
+const em = () => app.db.orm.em.fork();
+
+beforeAll(async () => {
+  app = await startTestApp();
+  expect(app.services.embedder.dimension).toBe(DIM);
+  const org = await newOrganization(app.url, 'Plans');
+  datastoreId = (await gql(app.url, `mutation { createDatastore(input: { name: "Plans" }) { id } }`, {}, { token: org.apiKey })).data.createDatastore.id;
+  for (let i = 0; i < DATASOURCES; i++) datasources.push({ id: newId(), customId: `doc-${i}` });
+  await rawQuery(
+    em(),
+    `insert into datasources (id, created_at, updated_at, organization_id, datastore_id, type, name, status, config, custom_id, metadata)
+     select id, now(), now(), $1, $2, 'text', custom_id, 'synched', '{}'::jsonb, custom_id, '{}'::jsonb from unnest($3::uuid[], $4::text[]) as t(id, custom_id)`,
+    [org.organizationId, datastoreId, datasources.map((d) => d.id), datasources.map((d) => d.customId)],
+  );
+  const rows = datasources.flatMap((d) => Array.from({ length: PER_DATASOURCE }, (_, position) => ({ d, position })));
+  const vs = vectors(rows.length, 7);
+  await rawQuery(
+    em(),
+    `insert into chunks (id, datasource_id, datastore_id, custom_id, position, page, text, content_hash, embedding, dimension, metadata)
+     select id, datasource_id, $1::uuid, custom_id, position, null, text, md5(text), embedding::vector, ${DIM}, '{}'::jsonb
+     from unnest($2::uuid[], $3::uuid[], $4::text[], $5::int[], $6::text[], $7::text[]) as t(id, datasource_id, custom_id, position, text, embedding)`,
+    [
+      datastoreId,
+      rows.map(() => newId()),
+      rows.map((r) => r.d.id),
+      rows.map((r) => r.d.customId),
+      rows.map((r) => r.position),
+      rows.map((r) => `Passage ${r.position} of ${r.d.customId}.`),
+      vs.map((v) => `[${v.join(',')}]`),
+    ],
+  );
+  await rawQuery(em(), 'analyze chunks');
+}, 120_000);
+
+afterAll(async () => {
+  await app?.close();
+});
+
+/** What a large corpus makes the planner prefer, on 1,000 chunks: no sequential scan, no btree path. */
+const STEER = ['set local enable_seqscan = off', 'set local enable_bitmapscan = off', 'drop index chunks_datastore_id_index', 'drop index chunks_datasource_id_position_index'];
+
+/** EXPLAIN and run the service's statement in one transaction after `prepare`, then roll back. */
+async function planAndRun(filters: Parameters<typeof searchSql>[4], topK: number, prepare: string[]) {
+  const [query] = vectors(1, 99); // no chunk's text has 'zebra': every row comes from the vector search
+  const { sql, params } = searchSql([datastoreId], 'zebra', query!, topK, filters);
+  let plan = '';
+  let rows: { datasource_id: string; custom_id: string }[] = [];
+  await em()
+    .transactional(async (tx) => {
+      for (const statement of prepare) await rawQuery(tx, statement);
+      plan = (await rawQuery<{ 'QUERY PLAN': string }>(tx, `explain ${sql}`, params)).map((r) => r['QUERY PLAN']).join('\n');
+      rows = await rawQuery(tx, sql, params);
+      throw new Error('roll back');
+    })
+    .catch((err: Error) => {
+      if (err.message !== 'roll back') throw err;
+    });
+  return { plan, rows };
+}
+
+describe('datastore query SQL', () => {
+  it('every connection has the vector search settings', async () => {
+    for (const [name, value] of Object.entries(VECTOR_SEARCH_SETTINGS)) {
+      const [row] = await rawQuery<{ v: string }>(em(), `select current_setting($1) as v`, [name]);
+      expect(row!.v, name).toBe(value);
+    }
+  });
+
+  it('the query vector is sent as the same 4-byte floats pgvector would keep from full precision', async () => {
+    const [v] = vectors(1, 5);
+    const tiny = [...v!.slice(0, DIM - 3), 1.2345678e-9, -3.3e-12, 0];
+    for (const vector of [v!, tiny]) {
+      const literal = vectorLiteral(vector);
+      expect(JSON.parse(literal).map(Math.fround)).toEqual(vector.map(Math.fround));
+      const [row] = await rawQuery<{ same: boolean }>(em(), `select $1::vector = $2::vector as same`, [literal, `[${vector.join(',')}]`]);
+      expect(row!.same).toBe(true);
+    }
+  });
+
+  it('the unfiltered vector search uses the HNSW index', async () => {
+    const { plan, rows } = await planAndRun({}, 10, STEER);
+    expect(plan).toMatch(/Index Scan using chunks_embedding_512_hnsw/);
+    expect(rows).toHaveLength(10);
+  });
+
+  it('a filtered search through the HNSW index still returns topK rows when that many match (iterative scan)', async () => {
+    // 1 datasource of 100: about 4 of the 400 nearest chunks the index visits first pass the
+    // filter; only an iterative scan finds all 10.
+    const one = datasources[42]!;
+    for (const filters of [{ custom_ids: [one.customId] }, { datasource_ids: [one.id] }]) {
+      const { plan, rows } = await planAndRun(filters, 10, STEER);
+      expect(plan, JSON.stringify(filters)).toMatch(/Index Scan using chunks_embedding_512_hnsw/);
+      expect(rows, JSON.stringify(filters)).toHaveLength(10);
+      expect(new Set(rows.map((r) => r.datasource_id))).toEqual(new Set([one.id]));
+    }
+  });
+});
