@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES, AppError, errorBody, statusOf, type ErrorCode } from '../src/errors.ts';
 import { normalizeError } from '../src/graphql/errors.ts';
 import { gql, http, newOrganization, type GqlResult, type HttpResult } from './support/client.ts';
+import { fileBodyLimit } from '../rest/handler.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
 
 let app: TestApp;
@@ -51,7 +52,8 @@ const triggers: Partial<Record<ErrorCode, { rest: () => Promise<HttpResult>; gra
   },
   PAYLOAD_TOO_LARGE: {
     rest: () => http('PATCH', `${app.api}/agents/${privateAgent}`, { token: own.apiKey, body: { description: 'x'.repeat(2_000_000) } }),
-    graphql: () => gql(app.url, UPDATE, { id: privateAgent, input: { description: 'x'.repeat(2_000_000) } }, { token: own.apiKey }),
+    // GraphQL bodies may carry a base64 file of the upload cap (universalProcess): its limit is that much larger.
+    graphql: () => gql(app.url, UPDATE, { id: privateAgent, input: { description: 'x'.repeat(fileBodyLimit(app.config.uploadMaxBytes, app.config.jsonBodyLimitBytes) + 1) } }, { token: own.apiKey }),
   },
   UNSUPPORTED_MEDIA_TYPE: {
     rest: () => http('PATCH', `${app.api}/agents/${privateAgent}`, { token: own.apiKey, body: { description: 'x' }, headers: { 'content-type': 'application/json; charset=iso-2022-kr' } }),
