@@ -4,7 +4,7 @@ import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type Request, type Response } from 'express';
-import { GraphQLError, type GraphQLSchema } from 'graphql';
+import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import { createHandler as createSseHandler } from 'graphql-sse/lib/use/express';
 import { createRestHandler, fileBodyLimit } from '../rest/handler.ts';
 import { routes } from '../rest/routes.ts';
@@ -70,6 +70,18 @@ export async function createApp(opts: {
     }
   });
 
+  /** One GraphQL error as both GraphQL transports send it (Apollo at /graphql, graphql-sse at /graphql/stream). */
+  const formatError = (error: unknown, formatted: GraphQLFormattedError): GraphQLFormattedError => {
+    const { error: appError, internal } = normalizeError(error);
+    if (internal) onInternalError(appError.originalError ?? error);
+    return {
+      message: appError.message,
+      ...(formatted.locations ? { locations: formatted.locations } : {}),
+      ...(formatted.path ? { path: formatted.path } : {}),
+      extensions: { code: appError.code, ...(appError.details ? { details: appError.details } : {}) },
+    };
+  };
+
   // graphql-sse reads its own body: mounted before any JSON parser.
   const sseContexts = new WeakMap<object, Context & Record<PropertyKey, unknown>>();
   app.use(
@@ -85,6 +97,8 @@ export async function createApp(opts: {
         }
       },
       context: (req) => sseContexts.get(req.raw)!,
+      // The same error shape as /graphql: table codes, and nothing internal on the wire.
+      onNext: (_ctx, _req, result) => (result.errors?.length ? { ...result, errors: result.errors.map((e) => formatError(e, e.toJSON())) as never } : undefined),
     }),
   );
 
@@ -97,16 +111,7 @@ export async function createApp(opts: {
     validationRules: [depthLimit(config.graphqlDepthLimit)],
     plugins: [ApolloServerPluginDrainHttpServer({ httpServer: server })],
     includeStacktraceInErrorResponses: false,
-    formatError: (formatted, error) => {
-      const { error: appError, internal } = normalizeError(error);
-      if (internal) onInternalError(appError.originalError ?? error);
-      return {
-        message: appError.message,
-        ...(formatted.locations ? { locations: formatted.locations } : {}),
-        ...(formatted.path ? { path: formatted.path } : {}),
-        extensions: { code: appError.code, ...(appError.details ? { details: appError.details } : {}) },
-      };
-    },
+    formatError: (formatted, error) => formatError(error, formatted),
   });
   await apollo.start();
 

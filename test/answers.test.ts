@@ -279,8 +279,8 @@ describe('streaming', () => {
     client.dispose();
     expect(results).toHaveLength(1);
     expect(results[0].data ?? null).toBeNull();
-    expect(results[0].errors[0].extensions.code).toBe('BAD_USER_INPUT');
-    expect(JSON.stringify(results[0].errors[0])).toContain('temperature');
+    // The same error shape as /graphql and REST: the table's code, details naming the field, nothing else.
+    expect(results[0].errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', details: { field: 'temperature', fields: { temperature: expect.any(String) } } });
 
     expect(await conversations()).toBe(convBefore);
     expect(await used()).toBe(usedBefore);
