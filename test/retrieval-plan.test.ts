@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawQuery } from '../src/db/raw.ts';
 import { VECTOR_SEARCH_SETTINGS } from '../src/db/vector-index.ts';
 import { newId } from '../src/ids.ts';
-import { searchSql, vectorLiteral } from '../src/retrieval/retrieval.service.ts';
+import { searchSql } from '../src/retrieval/retrieval.service.ts';
+import { vectorLiteral } from '../src/db/vector.type.ts';
 import { gql, newOrganization } from './support/client.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
 

@@ -10,7 +10,7 @@ import { ANONYMOUS, type Auth } from '../src/auth/auth.ts';
 import { loadConfig, type Config } from '../src/config.ts';
 import { AppError, statusOf } from '../src/errors.ts';
 import { createChatModel } from '../src/providers/chat.ts';
-import { capabilitySummary, detectCapabilities } from '../src/universal/capabilities.ts';
+import { capabilitySummary, probeEnvironment } from '../src/universal/capabilities.ts';
 import { CONTEXT_TEXT_CHARS, MESSAGE_TEXT_CHARS, UniversalService, type UniversalInput, type UniversalOptions } from '../src/universal/universal.service.ts';
 import { gql, newOrganization } from './support/client.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
@@ -465,13 +465,13 @@ describe('access: the agent read rule', () => {
 
 describe('capabilities', () => {
   it('reports what is available, for the start-up log', async () => {
-    const caps = await detectCapabilities(modelConfig);
+    const { capabilities: caps } = await probeEnvironment(modelConfig);
     expect(caps.ocr.available).toBe(true);
     expect(caps.ffmpeg.available).toBe(true);
     expect(caps.ffprobe.detail).toMatch(/^ffprobe version/);
     expect(caps.vision).toEqual({ available: true, detail: 'vision model gpt-vision-test' });
     expect(caps.transcription).toEqual({ available: true, detail: 'speech model whisper-1' });
-    const none = await detectCapabilities(app.config, { ffmpeg: '/nonexistent/ffmpeg' });
+    const { capabilities: none } = await probeEnvironment(app.config, { ffmpeg: '/nonexistent/ffmpeg' });
     expect(none.ffmpeg.available).toBe(false);
     expect(none.ffmpeg.detail).toContain('apt-get install ffmpeg');
     expect(none.transcription.detail).toContain('TRANSCRIPTION_MODEL');

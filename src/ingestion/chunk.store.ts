@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import pgvector from 'pgvector';
 import type { Em } from '../db/orm.ts';
 import { rawQuery } from '../db/raw.ts';
+import { vectorLiteral } from '../db/vector.type.ts';
 import { newId } from '../ids.ts';
 import type { Piece } from './chunker.ts';
 import { DatasourceStatus } from './datasource.entity.ts';
@@ -47,7 +47,7 @@ function insertParams(target: ChunkTarget, batch: ChunkRow[]): unknown[] {
     batch.map((r) => r.page),
     batch.map((r) => r.text),
     batch.map((r) => createHash('sha256').update(r.text).digest('hex')),
-    batch.map((r) => pgvector.toSql(r.embedding)),
+    batch.map((r) => vectorLiteral(r.embedding)),
     batch.map((r) => JSON.stringify(r.metadata)),
   ];
 }
@@ -95,11 +95,8 @@ export async function storeChunks(em: Em, target: ChunkTarget, rows: ChunkRow[],
   });
 }
 
-/**
- * Replaces every chunk of a datasource. Call inside a transaction: a retry or a crash can then
- * never leave duplicates or half a document.
- */
-export async function replaceChunks(em: Em, target: ChunkTarget, rows: ChunkRow[]): Promise<void> {
+/** Replaces every chunk of a datasource; inside storeChunks' transaction. */
+async function replaceChunks(em: Em, target: ChunkTarget, rows: ChunkRow[]): Promise<void> {
   await rawQuery(em, 'delete from chunks where datasource_id = $1', [target.datasourceId]);
   for (let start = 0; start < rows.length; start += INSERT_BATCH) {
     await rawQuery(em, `insert into chunks (${COLUMNS}) ${INSERT_SELECT}`, insertParams(target, rows.slice(start, start + INSERT_BATCH)));

@@ -360,10 +360,6 @@ export class DatasourceService {
     if (!rows[0]) throw new Error(`Organization ${organizationId} not found`);
     return { used: Number(rows[0].used), limit: Number(rows[0].limit) };
   }
-
-  async storedTokens(em: Em, organizationId: string, exceptDatasourceId?: string): Promise<number> {
-    return (await this.tokenAllowance(em, organizationId, exceptDatasourceId)).used;
-  }
 }
 
 function tooLarge(limit: number): AppError {

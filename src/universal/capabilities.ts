@@ -125,14 +125,6 @@ export async function probeEnvironment(config: Pick<Config, 'openai' | 'models'>
   return { capabilities, tools: { ffmpeg: ffmpeg.path, ffprobe: ffprobe.path }, ocr };
 }
 
-/**
- * What the universal processor can do here (src/boot.ts logs it at start-up through the
- * service, which probes once per process).
- */
-export async function detectCapabilities(config: Pick<Config, 'openai' | 'models'>, tools: ToolOptions = {}): Promise<Capabilities> {
-  return (await probeEnvironment(config, tools)).capabilities;
-}
-
 /** One log line's fields: `{ ocr: 'yes', ffmpeg: 'no: ffmpeg was not found on PATH…', … }`. */
 export function capabilitySummary(capabilities: Capabilities): Record<string, string> {
   return Object.fromEntries(Object.entries(capabilities).map(([name, c]) => [name, c.available ? `yes (${c.detail})` : `no: ${c.detail}`]));
