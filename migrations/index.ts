@@ -3,6 +3,7 @@ import { Migration20261122000000Foundation } from './Migration20261122000000Foun
 import { Migration20261122010000Ingestion } from './Migration20261122010000Ingestion.ts';
 import { Migration20261122020000Conversations } from './Migration20261122020000Conversations.ts';
 import { Migration20261122030000Forms } from './Migration20261122030000Forms.ts';
+import { Migration20261124000000ReserveQuery } from './Migration20261124000000ReserveQuery.ts';
 
 /** Applied in order, at start-up and by `npm run migrate`. Never edit a migration that has shipped. */
 export const migrations: MigrationObject[] = [
@@ -10,4 +11,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261122010000Ingestion', class: Migration20261122010000Ingestion },
   { name: 'Migration20261122020000Conversations', class: Migration20261122020000Conversations },
   { name: 'Migration20261122030000Forms', class: Migration20261122030000Forms },
+  { name: 'Migration20261124000000ReserveQuery', class: Migration20261124000000ReserveQuery },
 ];

@@ -109,6 +109,15 @@ export function createRestHandler(opts: RestHandlerOptions): (req: IncomingMessa
     const result = await subscribe({ schema: opts.schema, document: c.streamDocument!, contextValue, variableValues });
     if (!isAsyncIterable(result)) return fail(result.errors?.[0] ?? new Error('The stream did not start.'), req, res);
     const iterator = result[Symbol.asyncIterator]();
+    let clientGone = false;
+    res.on('close', () => {
+      clientGone = true;
+      void iterator.return?.();
+    });
+    // The answer is being produced already; one turn of the event loop lets its model request
+    // leave before this writes the stream's headers (they are not what the client waits for).
+    await new Promise(setImmediate);
+    if (clientGone) return;
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache, no-transform',
@@ -117,11 +126,6 @@ export function createRestHandler(opts: RestHandlerOptions): (req: IncomingMessa
     });
     res.flushHeaders();
     const heartbeat = setInterval(() => res.write(HEARTBEAT), HEARTBEAT_MS);
-    let clientGone = false;
-    res.on('close', () => {
-      clientGone = true;
-      void iterator.return?.();
-    });
     try {
       for (;;) {
         const next = await iterator.next();

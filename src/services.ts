@@ -7,6 +7,7 @@ import { DatasourceService } from './ingestion/datasource.service.ts';
 import type { Embedder } from './providers/embeddings.ts';
 import type { ChatModel } from './providers/chat.ts';
 import { AnswerService } from './answers/answer.service.ts';
+import { QueryAllowance } from './answers/usage.ts';
 import { ConversationService } from './conversations/conversation.service.ts';
 import { FormService } from './forms/form.service.ts';
 import { RetrievalService } from './retrieval/retrieval.service.ts';
@@ -26,6 +27,8 @@ export interface Services {
   datastores: DatastoreService;
   datasources: DatasourceService;
   retrieval: RetrievalService;
+  /** The monthly query allowance as answers use it (one query reserved ahead per organization). */
+  allowance: QueryAllowance;
   answers: AnswerService;
   conversations: ConversationService;
   forms: FormService;
@@ -45,6 +48,7 @@ export async function createServices(config: Config, parts: Parts): Promise<Serv
   const agents = new AgentService(datastores, parts.bus);
   const retrieval = new RetrievalService(parts.embedder);
   const { chat, ...shared } = parts;
+  const allowance = new QueryAllowance();
   const services: Services = {
     config,
     ...shared,
@@ -53,7 +57,8 @@ export async function createServices(config: Config, parts: Parts): Promise<Serv
     agents,
     datasources: new DatasourceService(config, parts.storage, parts.queue, parts.bus),
     retrieval,
-    answers: new AnswerService(config, agents, retrieval, chat),
+    allowance,
+    answers: new AnswerService(config, agents, retrieval, chat, allowance),
     conversations: new ConversationService(),
     forms: new FormService(config, parts.queue, chat),
     universal: new UniversalService(config, chat, agents),

@@ -250,6 +250,7 @@ describe('streaming', () => {
   it('bad input to a streamed query is a 400 JSON error before the stream, over REST and graphql-sse; nothing is stored or counted', async () => {
     const conversations = async () => Number((await app.db.orm.em.getConnection().execute('select count(*)::int as n from conversations where agent_id = ?', [agent]))[0].n);
     const used = async () => Number((await app.db.orm.em.getConnection().execute('select coalesce(sum(queries), 0)::int as n from organization_usage where organization_id = ?', [org.organizationId]))[0].n);
+    await app.services.allowance.settled(); // the query reserved ahead after the last answer
     const [convBefore, usedBefore] = [await conversations(), await used()];
     const cases: [Record<string, unknown>, string][] = [
       [{ query: 'hi', temperature: 5 }, 'temperature'],
@@ -322,13 +323,16 @@ describe('streaming', () => {
   });
 
   it('an exhausted allowance answers 402 before any stream byte', async () => {
-    await app.db.orm.em.getConnection().execute('update organizations set monthly_query_limit = 0 where id = ?', [other.organizationId]);
-    const theirs = (await gql(app.url, `mutation { createAgent(input: { name: "Z", visibility: public }) { id } }`, {}, { token: other.apiKey })).data.createAgent.id;
+    const broke = await newOrganization(app.url, 'Broke');
+    await app.db.orm.em.getConnection().execute('update organizations set monthly_query_limit = 0 where id = ?', [broke.organizationId]);
+    const theirs = (await gql(app.url, `mutation { createAgent(input: { name: "Z", visibility: public }) { id } }`, {}, { token: broke.apiKey })).data.createAgent.id;
+    const chats = model.requests.length;
     const res = await fetch(`${app.api}/agents/${theirs}/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'hi', streaming: true }) });
     expect(res.status).toBe(402);
     expect(res.headers.get('content-type')).toMatch(/application\/json/);
     expect(((await res.json()) as any).error.code).toBe('PAYMENT_REQUIRED');
     expect((await ask(theirs, { query: 'hi' })).status).toBe(402);
+    expect(model.requests.length).toBe(chats); // no model call
   });
 
   it('a model failure mid-answer ends the stream with [ERROR]', async () => {

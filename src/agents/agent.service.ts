@@ -19,6 +19,8 @@ export class AgentService {
    * widget on every page view; changes are announced on the event bus to every process.
    */
   private readonly cache = new TtlCache<string, Agent>(60_000);
+  /** The ids of each agent's datastores, read before every answer; forgotten with the agent. */
+  private readonly linked = new TtlCache<string, readonly string[]>(60_000);
 
   constructor(
     private readonly datastores: DatastoreService,
@@ -99,6 +101,20 @@ export class AgentService {
     return record;
   }
 
+  /**
+   * The ids of the datastores linked to an agent, cached with the agent: a changed link is an
+   * agent update (announced on the bus). A datastore deleted since may still be listed;
+   * callers read the datastores themselves and find it gone.
+   */
+  async linkedDatastoreIds(em: Em, agent: Agent): Promise<readonly string[]> {
+    let ids = this.linked.get(agent.id);
+    if (!ids) {
+      ids = Object.freeze(await this.datastoreIds(em, agent));
+      this.linked.set(agent.id, ids);
+    }
+    return ids;
+  }
+
   /** Works for snapshots too: reads the link table, not the entity's collection. */
   async datastoreIds(em: Em, agent: Agent): Promise<string[]> {
     const rows: { datastore_id: string }[] = await em
@@ -114,6 +130,7 @@ export class AgentService {
 
   private forget(id: string): void {
     this.cache.deleteWhere((agent) => agent.id === id);
+    this.linked.delete(id);
   }
 
   private async find(em: Em, idOrHandle: string): Promise<Agent | null> {

@@ -1,6 +1,6 @@
 import { Arg, Ctx, ID, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
 import type { Context } from '../graphql/context.ts';
-import { validatedInput } from '../graphql/validate.ts';
+import { alreadyValidated, validatedInput } from '../graphql/validate.ts';
 import { AgentAnswer, AgentQueryInput, AnswerEvent, DatastoreQueryInput, QueryResult } from './answer.inputs.ts';
 
 @Resolver()
@@ -25,7 +25,8 @@ export class AnswerResolver {
       return (await ctx.services.answers.ask(ctx.em, ctx.auth, ctx.ip, args.id as string, input)).events;
     },
   })
-  agentQueryStream(@Root() event: AnswerEvent, @Arg('id', () => ID) _id: string, @Arg('input') _input: AgentQueryInput): AnswerEvent {
+  // The arguments were validated once in subscribe; not again for every event.
+  agentQueryStream(@Root() event: AnswerEvent, @Arg('id', () => ID) _id: string, @Arg('input', { validateFn: alreadyValidated }) _input: AgentQueryInput): AnswerEvent {
     return event;
   }
 }

@@ -11,7 +11,6 @@ import type { Config } from '../config.ts';
 import { Conversation } from '../conversations/conversation.entity.ts';
 import { Message, MessageFrom } from '../conversations/message.entity.ts';
 import type { Em } from '../db/orm.ts';
-import { rawQuery } from '../db/raw.ts';
 import { Datastore } from '../datastores/datastore.entity.ts';
 import { AppError, notFound } from '../errors.ts';
 import { isId, newId } from '../ids.ts';
@@ -23,7 +22,7 @@ import { AnswerEventType, type AgentAnswer, type AgentQueryInput, type AnswerEve
 import { extractiveAnswer, pieces } from './extractive.ts';
 import { buildTurns } from './prompt.ts';
 import { RateLimiter } from './rate-limit.ts';
-import { refundQuery, reserveQuery } from './usage.ts';
+import type { QueryAllowance } from './usage.ts';
 
 const HISTORY_MESSAGES = 20;
 const SOURCES_FOR_ANSWER = 5;
@@ -55,6 +54,7 @@ export class AnswerService {
     private readonly agents: AgentService,
     private readonly retrieval: RetrievalService,
     private readonly chat: ChatModel | null,
+    private readonly allowance: QueryAllowance,
   ) {
     this.perVisitor = new RateLimiter(config.rateLimits.perVisitorPerMinute);
     this.perIp = new RateLimiter(config.rateLimits.perIpPerMinute);
@@ -85,13 +85,22 @@ export class AnswerService {
     }
 
     const conversation = await this.conversationFor(em, agent, input.conversationId, visitorId);
-    await reserveQuery(em, agent.organization.id);
+    await this.allowance.reserve(em, agent.organization.id);
     const controller = new AbortController();
     const generator = this.produce(em, agent, conversation, input, controller) as AsyncGenerator<AnswerEvent>;
+    // Every check has passed: start producing now, so the model request is on its way while
+    // the caller sets up the stream. The first event waits for the first next().
+    let first: Promise<IteratorResult<AnswerEvent>> | null = generator.next();
+    first.catch(() => {}); // reported to whoever reads it; never an unhandled rejection
     // return() aborts the model call at once, even while the generator waits for the next chunk.
     const events: AsyncIterableIterator<AnswerEvent> = {
-      next: () => generator.next(),
+      next: () => {
+        const pending = first;
+        first = null;
+        return pending ?? generator.next();
+      },
       return: (value?: unknown) => {
+        first = null;
         controller.abort();
         return generator.return(value as never);
       },
@@ -123,7 +132,7 @@ export class AnswerService {
           topP: input.topP ?? undefined,
           presencePenalty: input.presencePenalty ?? undefined,
           frequencyPenalty: input.frequencyPenalty ?? undefined,
-        }, signal)) {
+        }, { signal })) {
           if (chunk.type === 'usage') usage = chunk.usage;
           else {
             text += chunk.text;
@@ -138,6 +147,7 @@ export class AnswerService {
       }
       const messageId = await this.persist(em, agent, conversation, input.query, text, fragments, usage, {});
       finished = true;
+      this.allowance.reserveAhead(em, agent.organization.id); // the next question starts without it
       yield {
         type: AnswerEventType.endpoint_response,
         response: { answer: text, conversationId: conversation.id, visitorId: conversation.visitorId, sources: fragments, messageId },
@@ -149,7 +159,7 @@ export class AnswerService {
       if (!finished) {
         controller.abort(); // the client left, or something failed: stop the model call
         if (text) await this.persist(em, agent, conversation, input.query, text, fragments, usage, { incomplete: true }).catch(() => {});
-        else await refundQuery(em, agent.organization.id).catch(() => {});
+        else await this.allowance.refund(em, agent.organization.id).catch(() => {});
       }
     }
   }
@@ -165,10 +175,10 @@ export class AnswerService {
   }
 
   private async datastoresOf(em: Em, agent: Agent): Promise<Datastore[]> {
-    const rows = await rawQuery<{ datastore_id: string }>(em, 'select datastore_id from agent_datastores where agent_id = $1', [agent.id]);
-    if (!rows.length) return [];
+    const ids = await this.agents.linkedDatastoreIds(em, agent);
+    if (!ids.length) return [];
     // Linked datastores belong to the agent's organization by construction; checked again here.
-    return em.find(Datastore, { id: { $in: rows.map((r) => r.datastore_id) }, organization: agent.organization.id });
+    return em.find(Datastore, { id: { $in: [...ids] }, organization: agent.organization.id });
   }
 
   private async history(em: Em, conversationId: string): Promise<{ from: MessageFrom; text: string }[]> {

@@ -12,26 +12,91 @@ export function currentPeriod(now = new Date()): string {
  */
 export async function reserveQuery(em: Em, organizationId: string): Promise<void> {
   const period = currentPeriod();
-  const rows = await rawQuery<{ queries: string }>(
-    em,
-    `insert into organization_usage as u (organization_id, period, queries)
-       select o.id, $2, 1 from organizations o where o.id = $1 and o.monthly_query_limit > 0
-     on conflict (organization_id, period) do update set queries = u.queries + 1
-       where u.queries < (select monthly_query_limit from organizations where id = $1)
-     returning queries`,
-    [organizationId, period],
-  );
-  if (!rows.length) {
+  // reserve_query (migration 20261124000000): the upsert, refused past the organization's limit.
+  const rows = await rawQuery<{ queries: string | null }>(em, 'select reserve_query($1, $2) as queries', [organizationId, period]);
+  if (rows[0]?.queries == null) {
     throw new AppError('PAYMENT_REQUIRED', 'The monthly query allowance of this organization is used up.', { period });
   }
 }
 
 /** Gives a reserved query back (the answer failed before it was produced). */
-export async function refundQuery(em: Em, organizationId: string): Promise<void> {
-  await rawQuery(em, `update organization_usage set queries = greatest(queries - 1, 0) where organization_id = $1 and period = $2`, [organizationId, currentPeriod()]);
+export async function refundQuery(em: Em, organizationId: string, period = currentPeriod()): Promise<void> {
+  await rawQuery(em, `update organization_usage set queries = greatest(queries - 1, 0) where organization_id = $1 and period = $2`, [organizationId, period]);
 }
 
 export async function queriesUsed(em: Em, organizationId: string): Promise<number> {
   const rows = await rawQuery<{ queries: string }>(em, `select queries from organization_usage where organization_id = $1 and period = $2`, [organizationId, currentPeriod()]);
   return Number(rows[0]?.queries ?? 0);
+}
+
+/**
+ * The answer path's side of the allowance: one query reserved ahead per organization. When an
+ * answer ends, the next one's query is reserved in the background (a real reservation, so the
+ * limit holds across processes), and the next question of that organization starts without a
+ * database round trip before its model call. A question that finds no spare (the first one, or
+ * one of several at once) reserves its own, as `reserveQuery` does.
+ *
+ * What it costs: the stored count runs at most one ahead per organization and process while
+ * the process lives; spares go back at shutdown (a crash keeps them counted), and a spare of a
+ * past month goes back to that month. A limit lowered by hand lets one more question through.
+ */
+export class QueryAllowance {
+  /** Organization id → its spare: the period it counts in, and whether its reservation held. */
+  private readonly spares = new Map<string, { period: string; held: Promise<boolean> }>();
+  private readonly pending = new Set<Promise<unknown>>();
+  private closed = false;
+
+  /** One query for an answer. Throws PAYMENT_REQUIRED. */
+  async reserve(em: Em, organizationId: string): Promise<void> {
+    const spare = this.spares.get(organizationId);
+    if (spare) {
+      this.spares.delete(organizationId);
+      if (await spare.held) {
+        if (spare.period === currentPeriod()) return;
+        this.track(refundQuery(em, organizationId, spare.period).catch(() => {}));
+      }
+    }
+    await reserveQuery(em, organizationId);
+  }
+
+  /** An answer that produced nothing gives its query back (kept as the spare when there is none). */
+  async refund(em: Em, organizationId: string): Promise<void> {
+    if (!this.closed && !this.spares.has(organizationId)) this.spares.set(organizationId, { period: currentPeriod(), held: Promise.resolve(true) });
+    else await refundQuery(em, organizationId);
+  }
+
+  /** After an answer: reserve the organization's next query in the background (never throws). */
+  reserveAhead(em: Em, organizationId: string): void {
+    if (this.closed || this.spares.has(organizationId)) return;
+    // Claimed at once, so answers ending together reserve one spare; a question that takes it
+    // before the reservation is back waits for it.
+    const held = reserveQuery(em, organizationId).then(
+      () => true,
+      () => false, // used up, or the database is unreachable: the next question reserves its own
+    );
+    this.spares.set(organizationId, { period: currentPeriod(), held });
+    this.track(held);
+  }
+
+  /** Waits for background reservations and give-backs. */
+  async settled(): Promise<void> {
+    while (this.pending.size) await Promise.all([...this.pending]);
+  }
+
+  /** Gives every spare back; answers after this reserve their own. */
+  async close(em: Em): Promise<void> {
+    this.closed = true;
+    await this.settled();
+    const spares = [...this.spares];
+    this.spares.clear();
+    await Promise.all(spares.map(async ([organizationId, spare]) => (await spare.held) && refundQuery(em, organizationId, spare.period).catch(() => {})));
+  }
+
+  private track(work: Promise<unknown>): void {
+    const done: Promise<unknown> = work.then(
+      () => this.pending.delete(done),
+      () => this.pending.delete(done),
+    );
+    this.pending.add(done);
+  }
 }

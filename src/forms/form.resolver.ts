@@ -1,7 +1,7 @@
 import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, ID, Int, Mutation, ObjectType, Query, Resolver, Root, Subscription } from 'type-graphql';
 import { Max, Min } from 'class-validator';
 import type { Context } from '../graphql/context.ts';
-import { validatedInput } from '../graphql/validate.ts';
+import { alreadyValidated, validatedInput } from '../graphql/validate.ts';
 import { Connection, PageArgs } from '../graphql/pagination.ts';
 import { Form, FormSubmission, FormSubmissionStatus } from './form.entity.ts';
 import { CreateFormInput, FormChatEvent, FormChatInput, FormChatResponse, FormWithSecret, UpdateFormInput } from './form.inputs.ts';
@@ -77,7 +77,8 @@ export class FormResolver {
       return (await ctx.services.forms.chat(ctx.em, ctx.ip, args.formId as string, input)).events;
     },
   })
-  formChatStream(@Root() event: FormChatEvent, @Arg('formId', () => ID) _formId: string, @Arg('input') _input: FormChatInput): FormChatEvent {
+  // The arguments were validated once in subscribe; not again for every event.
+  formChatStream(@Root() event: FormChatEvent, @Arg('formId', () => ID) _formId: string, @Arg('input', { validateFn: alreadyValidated }) _input: FormChatInput): FormChatEvent {
     return event;
   }
 }

@@ -33,3 +33,9 @@ export function validatedInput<T extends object>(type: new () => T, value: unkno
   check(instance);
   return instance;
 }
+
+/**
+ * For the arguments of a subscription's event resolver: they were checked by `validatedInput`
+ * in its subscribe, and type-graphql would otherwise validate them again for every event.
+ */
+export const alreadyValidated: ValidatorFn = () => {};
