@@ -4,7 +4,8 @@
  * the only stand-in (for the chat model) driven through the real @langchain/openai client.
  */
 import { createClient } from 'graphql-sse';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { currentPeriod, QueryAllowance } from '../src/answers/usage.ts';
 import { gql, http, newOrganization } from './support/client.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { startOpenAiTestServer, type OpenAiTestServer } from './support/openai-server.ts';
@@ -343,6 +344,89 @@ describe('streaming', () => {
   });
 });
 
+describe('the monthly allowance (one query reserved ahead)', () => {
+  const stored = async (organizationId: string, period = currentPeriod()) =>
+    Number((await app.db.orm.em.getConnection().execute('select coalesce(sum(queries), 0)::int as n from organization_usage where organization_id = ? and period = ?', [organizationId, period]))[0].n);
+  const metered = async (limit: number) => {
+    const o = await newOrganization(app.url, `Metered ${limit}`);
+    await app.db.orm.em.getConnection().execute('update organizations set monthly_query_limit = ? where id = ?', [limit, o.organizationId]);
+    const id = (await gql(app.url, `mutation { createAgent(input: { name: "M", visibility: public }) { id } }`, {}, { token: o.apiKey })).data.createAgent.id as string;
+    return { ...o, agent: id };
+  };
+
+  it('answers exactly the limit, one at a time; the stored count is the answers plus the one reserved ahead', async () => {
+    const m = await metered(3);
+    const first = await ask(m.agent, { query: 'one' });
+    expect(first.status).toBe(200);
+    await app.services.allowance.settled();
+    expect(await stored(m.organizationId)).toBe(2); // the answer, and the next question's query
+    expect((await ask(m.agent, { query: 'two' })).status).toBe(200);
+    const streamed = await fetch(`${app.api}/agents/${m.agent}/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'three', streaming: true }) });
+    expect(streamed.status).toBe(200);
+    expect(summarize(await readSse(streamed)).last).toBe('[DONE]');
+    await app.services.allowance.settled();
+    const refused = await ask(m.agent, { query: 'four' });
+    expect(refused.status).toBe(402);
+    expect(refused.body.error.code).toBe('PAYMENT_REQUIRED');
+    expect(await stored(m.organizationId)).toBe(3);
+  });
+
+  it('answers exactly the limit when the questions come all at once', async () => {
+    const m = await metered(5);
+    expect((await ask(m.agent, { query: 'warm-up' })).status).toBe(200); // leaves a query reserved ahead
+    await app.services.allowance.settled();
+    const statuses = await Promise.all(Array.from({ length: 12 }, (_, i) => ask(m.agent, { query: `burst ${i}` }).then((r) => r.status)));
+    expect(statuses.filter((s) => s === 200)).toHaveLength(4);
+    expect(statuses.filter((s) => s === 402)).toHaveLength(8);
+    await app.services.allowance.settled();
+    expect(await stored(m.organizationId)).toBe(5);
+  });
+
+  it('a question that fails before any text gives its query back', async () => {
+    const m = await metered(10);
+    expect((await ask(m.agent, { query: 'fine' })).status).toBe(200);
+    await app.services.allowance.settled();
+    expect(await stored(m.organizationId)).toBe(2);
+    model.failNext('/v1/chat/completions', 500, 2); // the first attempt and the client's one retry
+    const failed = await fetch(`${app.api}/agents/${m.agent}/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'fail please', streaming: true }) });
+    expect(summarize(await readSse(failed)).last).toMatch(/^\[ERROR\]/);
+    await app.services.allowance.settled();
+    expect(await stored(m.organizationId)).toBe(2); // still one answer and one reserved ahead
+  });
+
+  it('gives reserved-ahead queries back when closed, a past month\'s to that month', async () => {
+    const m = await metered(100);
+    const em = app.db.orm.em.fork();
+    const allowance = new QueryAllowance();
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const now = new Date();
+      vi.setSystemTime(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 15)));
+      const lastMonth = currentPeriod();
+      await allowance.reserve(em, m.organizationId);
+      allowance.reserveAhead(em, m.organizationId);
+      await allowance.settled();
+      expect(await stored(m.organizationId, lastMonth)).toBe(2);
+      vi.setSystemTime(now);
+      await allowance.reserve(em, m.organizationId); // last month's spare cannot serve this month
+      await allowance.settled();
+      expect(await stored(m.organizationId, lastMonth)).toBe(1);
+      expect(await stored(m.organizationId)).toBe(1);
+      allowance.reserveAhead(em, m.organizationId);
+      await allowance.settled();
+      expect(await stored(m.organizationId)).toBe(2);
+      await allowance.close(em);
+      expect(await stored(m.organizationId)).toBe(1);
+      await allowance.reserve(em, m.organizationId); // closed: a question reserves its own, nothing ahead
+      allowance.reserveAhead(em, m.organizationId);
+      await allowance.settled();
+      expect(await stored(m.organizationId)).toBe(2);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
 describe('conversations (endpoint 13)', () => {
   it('pages newest first with cursors; every message exactly once', async () => {
     model.setChatReply((body) => `answer to ${body.messages.at(-1).content}`);
@@ -388,6 +472,14 @@ describe('the embedded default: no chat model configured', () => {
     expect(res.body.answer).toContain(CORPUS.hours);
     const empty = (await gql(plain.url, `mutation { createAgent(input: { name: "E", visibility: public }) { id } }`, {}, { token: o.apiKey })).data.createAgent.id;
     expect((await ask(empty, { query: 'anything' }, null, plain)).body.answer).toMatch(/no knowledge to answer from/);
+    // The agent's datastores are cached with it: a new link is used by the very next answer, and so is its removal.
+    const link = (d: string[]) => gql(plain.url, `mutation($id: ID!, $d: [ID!]) { updateAgent(id: $id, input: { description: "linked", datastoreIds: $d }) { id datastoreIds } }`, { id: empty, d }, { token: o.apiKey });
+    const linked = await link([ds]);
+    expect(linked.errors, JSON.stringify(linked.errors)).toBeUndefined();
+    expect((await ask(empty, { query: 'When is support available?' }, null, plain)).body.answer).toContain(CORPUS.hours);
+    const unlinked = await link([]);
+    expect(unlinked.data.updateAgent.datastoreIds).toEqual([]);
+    expect((await ask(empty, { query: 'When is support available?' }, null, plain)).body.answer).toMatch(/no knowledge to answer from/);
   }, 90_000);
 
   it('anonymous visitors of a public agent are rate limited (429)', async () => {

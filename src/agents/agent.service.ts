@@ -85,7 +85,10 @@ export class AgentService {
     }
     if (handle !== undefined) agent.handle = normalizeHandle(handle);
     if (datastoreIds) {
-      agent.datastores.set(await this.datastores.requireOwned(em, agent.organization.id, datastoreIds));
+      const linked = await this.datastores.requireOwned(em, agent.organization.id, datastoreIds);
+      // Loaded first: set() on a collection never read only adds, and a link to drop would stay.
+      await agent.datastores.init();
+      agent.datastores.set(linked);
     }
     await flushUnique(em);
     await this.changed(em, agent.id);
