@@ -44,9 +44,9 @@ export interface Parts {
 }
 
 export async function createServices(config: Config, parts: Parts): Promise<Services> {
-  const datastores = new DatastoreService(parts.embedder, parts.storage);
+  const datastores = new DatastoreService(parts.embedder, parts.storage, parts.bus);
   const agents = new AgentService(datastores, parts.bus);
-  const retrieval = new RetrievalService(parts.embedder);
+  const retrieval = new RetrievalService(parts.embedder, datastores);
   const { chat, ...shared } = parts;
   const allowance = new QueryAllowance();
   const services: Services = {
@@ -63,6 +63,6 @@ export async function createServices(config: Config, parts: Parts): Promise<Serv
     forms: new FormService(config, parts.queue, chat),
     universal: new UniversalService(config, chat, agents),
   };
-  await Promise.all([services.auth.init(), services.agents.init()]);
+  await Promise.all([services.auth.init(), services.agents.init(), datastores.init()]);
   return services;
 }

@@ -78,6 +78,18 @@ afterAll(async () => {
 });
 
 describe('datastore query (endpoint 4)', () => {
+  it('follows a change of visibility and a deletion at once (the access snapshot is cached)', async () => {
+    const ds = (await gql(app.url, `mutation { createDatastore(input: { name: "Flip", visibility: public }) { id } }`, {}, { token: org.apiKey })).data.createDatastore.id;
+    expect((await query(ds, { query: 'anything' })).status).toBe(200);
+    const flipped = await gql(app.url, `mutation($id: ID!) { updateDatastore(id: $id, input: { visibility: private }) { visibility } }`, { id: ds }, { token: org.apiKey });
+    expect(flipped.data.updateDatastore.visibility).toBe('private');
+    expect((await query(ds, { query: 'anything' })).status).toBe(404);
+    expect((await query(ds, { query: 'anything' }, other.apiKey)).status).toBe(404);
+    expect((await query(ds, { query: 'anything' }, org.apiKey)).status).toBe(200);
+    expect((await gql(app.url, `mutation($id: ID!) { deleteDatastore(id: $id) { id } }`, { id: ds }, { token: org.apiKey })).errors).toBeUndefined();
+    expect((await query(ds, { query: 'anything' }, org.apiKey)).status).toBe(404);
+  });
+
   it('finds the right passage in the top 3 for paraphrased questions', async () => {
     let hits = 0;
     for (const [question, expected] of QUESTIONS) {

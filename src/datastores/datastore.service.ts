@@ -7,14 +7,47 @@ import type { Em } from '../db/orm.ts';
 import { AppError, badInput } from '../errors.ts';
 import { isId } from '../ids.ts';
 import { pageArgs, toPage, type Page } from '../graphql/pagination.ts';
+import { TtlCache } from '../cache.ts';
+import type { EventBus } from '../events/bus.ts';
 import { Datastore } from './datastore.entity.ts';
 import type { CreateDatastoreInput, UpdateDatastoreInput } from './datastore.inputs.ts';
 
+export const DATASTORE_CHANGED = 'datastore_changed';
+
 export class DatastoreService {
+  /**
+   * What a query needs of a datastore (id, organization, visibility, vector size), by id:
+   * public datastores are queried by every widget. Changes are announced on the event bus.
+   */
+  private readonly forQueries = new TtlCache<string, Datastore>(60_000);
+
   constructor(
     private readonly embedder: Pick<Embedder, 'provider' | 'model' | 'dimension'>,
     private readonly storage: Pick<ObjectStorage, 'delete'>,
+    private readonly bus: EventBus,
   ) {}
+
+  async init(): Promise<void> {
+    await this.bus.subscribe(DATASTORE_CHANGED, (id) => this.forQueries.delete(id));
+  }
+
+  /** For a similarity query: a cached read-only snapshot. Throws NOT_FOUND (unknown, or private to another organization). */
+  async getForQuery(em: Em, auth: Auth, id: string): Promise<Datastore> {
+    let datastore = this.forQueries.get(id) ?? null;
+    if (!datastore && isId(id)) {
+      const found = await em.findOne(Datastore, id);
+      if (found) {
+        datastore = Object.freeze({
+          id: found.id,
+          organization: { id: found.organization.id },
+          visibility: found.visibility,
+          embeddingDimension: found.embeddingDimension,
+        }) as unknown as Datastore;
+        this.forQueries.set(id, datastore);
+      }
+    }
+    return assertCanRead(auth, datastore, 'Datastore');
+  }
 
   /** Throws NOT_FOUND (unknown, or private to another organization). */
   async get(em: Em, auth: Auth, id: string): Promise<Datastore> {
@@ -58,6 +91,7 @@ export class DatastoreService {
     if (input.visibility != null) datastore.visibility = input.visibility;
     Object.assign(datastore, chunking(input.chunkSize ?? datastore.chunkSize, input.chunkOverlap ?? datastore.chunkOverlap));
     await em.flush();
+    await this.changed(em, datastore.id);
     return datastore;
   }
 
@@ -66,8 +100,14 @@ export class DatastoreService {
     const datastore = assertCanChange(auth, isId(id) ? await em.findOne(Datastore, id) : null, 'Datastore');
     const files = await rawQuery<{ storage_key: string }>(em, 'select storage_key from datasources where datastore_id = $1 and storage_key is not null', [datastore.id]);
     await em.remove(datastore).flush();
+    await this.changed(em, datastore.id);
     await Promise.all(files.map((f) => this.storage.delete(f.storage_key).catch(() => {})));
     return datastore;
+  }
+
+  private async changed(em: Em, id: string): Promise<void> {
+    this.forQueries.delete(id); // at once here; other processes on the notification
+    await this.bus.publish(em, DATASTORE_CHANGED, id);
   }
 
   /** Datastores of the caller's organization with these ids. Throws NOT_FOUND naming the first missing one. */

@@ -5,7 +5,6 @@
  * that many match (settings: VECTOR_SEARCH_SETTINGS in db/vector-index.ts).
  */
 import type { Auth } from '../auth/auth.ts';
-import { assertCanRead } from '../access.ts';
 import type { Em } from '../db/orm.ts';
 import { rawQuery } from '../db/raw.ts';
 import { vectorLiteral } from '../db/vector.type.ts';
@@ -13,6 +12,7 @@ import { Datastore } from '../datastores/datastore.entity.ts';
 import { badInput } from '../errors.ts';
 import { isId } from '../ids.ts';
 import type { Embedder } from '../providers/embeddings.ts';
+import type { DatastoreService } from '../datastores/datastore.service.ts';
 
 export interface Fragment {
   text: string;
@@ -42,11 +42,14 @@ export const TOP_K_MAX = 100;
 const RRF_K = 60;
 
 export class RetrievalService {
-  constructor(private readonly embedder: Embedder) {}
+  constructor(
+    private readonly embedder: Embedder,
+    private readonly datastores: DatastoreService,
+  ) {}
 
   /** A datastore query (public datastores: anyone). Throws NOT_FOUND, BAD_USER_INPUT. */
   async query(em: Em, auth: Auth, datastoreId: string, input: SearchInput): Promise<Fragment[]> {
-    const datastore = assertCanRead(auth, isId(datastoreId) ? await em.findOne(Datastore, datastoreId) : null, 'Datastore');
+    const datastore = await this.datastores.getForQuery(em, auth, datastoreId);
     return this.search(em, [datastore], input);
   }
 
