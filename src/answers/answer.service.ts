@@ -132,7 +132,7 @@ export class AnswerService {
           topP: input.topP ?? undefined,
           presencePenalty: input.presencePenalty ?? undefined,
           frequencyPenalty: input.frequencyPenalty ?? undefined,
-        }, { signal })) {
+        }, signal)) {
           if (chunk.type === 'usage') usage = chunk.usage;
           else {
             text += chunk.text;

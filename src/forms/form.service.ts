@@ -301,7 +301,7 @@ export class FormService {
       let said = false;
       if (decided.phrase) {
         try {
-          for await (const chunk of this.chatModel!.stream(phrasingTurns(decided.form.name, query, turn.reply), { model: this.config.models.model_3_5_turbo, temperature: 0.3 }, { signal })) {
+          for await (const chunk of this.chatModel!.stream(phrasingTurns(decided.form.name, query, turn.reply), { model: this.config.models.model_3_5_turbo, temperature: 0.3 }, signal)) {
             if (chunk.type !== 'text') continue;
             said = true;
             text += chunk.text;

@@ -32,14 +32,9 @@ export interface Usage {
 
 export type ChatChunk = { type: 'text'; text: string } | { type: 'usage'; usage: Usage };
 
-export interface StreamOptions {
-  /** Aborting it cancels the request. */
-  signal?: AbortSignal;
-}
-
 export interface ChatModel {
-  /** Yields text as the model produces it, then usage when the endpoint reports it. */
-  stream(turns: ChatTurn[], params: ChatParams, opts?: StreamOptions): AsyncIterable<ChatChunk>;
+  /** Yields text as the model produces it, then usage when the endpoint reports it. Aborting `signal` cancels the request. */
+  stream(turns: ChatTurn[], params: ChatParams, signal?: AbortSignal): AsyncIterable<ChatChunk>;
   complete(turns: ChatTurn[], params: ChatParams, signal?: AbortSignal): Promise<{ text: string; usage: Usage | null }>;
 }
 
@@ -86,7 +81,7 @@ export function createChatModel(config: Pick<Config, 'openai'>): ChatModel | nul
   };
 
   return {
-    async *stream(turns, params, { signal } = {}) {
+    async *stream(turns, params, signal) {
       let stream;
       try {
         stream = await client(params, true).stream(toMessages(turns), { signal });
