@@ -85,9 +85,9 @@ export class AnswerService {
     }
 
     const conversation = await this.conversationFor(em, agent, input.conversationId, visitorId);
-    await this.allowance.reserve(em, agent.organization.id);
+    const period = await this.allowance.reserve(em, agent.organization.id);
     const controller = new AbortController();
-    const generator = this.produce(em, agent, conversation, input, controller) as AsyncGenerator<AnswerEvent>;
+    const generator = this.produce(em, agent, conversation, input, controller, period) as AsyncGenerator<AnswerEvent>;
     // Every check has passed: start producing now, so the model request is on its way while
     // the caller sets up the stream. The first event waits for the first next().
     let first: Promise<IteratorResult<AnswerEvent>> | null = generator.next();
@@ -112,7 +112,8 @@ export class AnswerService {
     return { conversationId: conversation.id, visitorId: conversation.visitorId, events };
   }
 
-  private async *produce(em: Em, agent: Agent, conversation: ConversationRef, input: AgentQueryInput, controller: AbortController): AsyncGenerator<AnswerEvent> {
+  /** The answer's events; `period` is the month its reserved query counts in. */
+  private async *produce(em: Em, agent: Agent, conversation: ConversationRef, input: AgentQueryInput, controller: AbortController, period: string): AsyncGenerator<AnswerEvent> {
     const { signal } = controller;
     let text = '';
     let usage: Usage | null = null;
@@ -159,7 +160,7 @@ export class AnswerService {
       if (!finished) {
         controller.abort(); // the client left, or something failed: stop the model call
         if (text) await this.persist(em, agent, conversation, input.query, text, fragments, usage, { incomplete: true }).catch(() => {});
-        else await this.allowance.refund(em, agent.organization.id).catch(() => {});
+        else await this.allowance.refund(em, agent.organization.id, period).catch(() => {});
       }
     }
   }

@@ -10,8 +10,7 @@ export function currentPeriod(now = new Date()): string {
  * Reserves one query of the organization's monthly allowance, atomically: concurrent requests
  * can never pass the limit together. Throws PAYMENT_REQUIRED when it is used up.
  */
-export async function reserveQuery(em: Em, organizationId: string): Promise<void> {
-  const period = currentPeriod();
+export async function reserveQuery(em: Em, organizationId: string, period = currentPeriod()): Promise<void> {
   // reserve_query (migration 20261124000000): the upsert, refused past the organization's limit.
   const rows = await rawQuery<{ queries: string | null }>(em, 'select reserve_query($1, $2) as queries', [organizationId, period]);
   if (rows[0]?.queries == null) {
@@ -46,23 +45,25 @@ export class QueryAllowance {
   private readonly pending = new Set<Promise<unknown>>();
   private closed = false;
 
-  /** One query for an answer. Throws PAYMENT_REQUIRED. */
-  async reserve(em: Em, organizationId: string): Promise<void> {
+  /** One query for an answer; returns the period it counts in. Throws PAYMENT_REQUIRED. */
+  async reserve(em: Em, organizationId: string): Promise<string> {
+    const period = currentPeriod();
     const spare = this.spares.get(organizationId);
     if (spare) {
       this.spares.delete(organizationId);
       if (await spare.held) {
-        if (spare.period === currentPeriod()) return;
+        if (spare.period === period) return period;
         this.track(refundQuery(em, organizationId, spare.period).catch(() => {}));
       }
     }
-    await reserveQuery(em, organizationId);
+    await reserveQuery(em, organizationId, period);
+    return period;
   }
 
-  /** An answer that produced nothing gives its query back (kept as the spare when there is none). */
-  async refund(em: Em, organizationId: string): Promise<void> {
-    if (!this.closed && !this.spares.has(organizationId)) this.spares.set(organizationId, { period: currentPeriod(), held: Promise.resolve(true) });
-    else await refundQuery(em, organizationId);
+  /** An answer that produced nothing gives its query back (kept as the spare when there is none and it is of this month). */
+  async refund(em: Em, organizationId: string, period: string): Promise<void> {
+    if (!this.closed && !this.spares.has(organizationId) && period === currentPeriod()) this.spares.set(organizationId, { period, held: Promise.resolve(true) });
+    else await refundQuery(em, organizationId, period);
   }
 
   /** After an answer: reserve the organization's next query in the background (never throws). */
@@ -70,11 +71,12 @@ export class QueryAllowance {
     if (this.closed || this.spares.has(organizationId)) return;
     // Claimed at once, so answers ending together reserve one spare; a question that takes it
     // before the reservation is back waits for it.
-    const held = reserveQuery(em, organizationId).then(
+    const period = currentPeriod();
+    const held = reserveQuery(em, organizationId, period).then(
       () => true,
       () => false, // used up, or the database is unreachable: the next question reserves its own
     );
-    this.spares.set(organizationId, { period: currentPeriod(), held });
+    this.spares.set(organizationId, { period, held });
     this.track(held);
   }
 
