@@ -9,6 +9,7 @@ import { isId } from '../ids.ts';
 import { TtlCache } from '../cache.ts';
 import type { EventBus } from '../events/bus.ts';
 import { Agent } from './agent.entity.ts';
+import type { Datastore } from '../datastores/datastore.entity.ts';
 import type { CreateAgentInput, UpdateAgentInput } from './agent.inputs.ts';
 
 export const AGENT_CHANGED = 'agent_changed';
@@ -105,17 +106,18 @@ export class AgentService {
   }
 
   /**
-   * The ids of the datastores linked to an agent, cached with the agent: a changed link is an
-   * agent update (announced on the bus). A datastore deleted since may still be listed;
-   * callers read the datastores themselves and find it gone.
+   * The datastores an agent answers from, as cached snapshots (DatastoreService.ownedForQuery).
+   * The link ids are cached with the agent: a changed link is an agent update (announced on the
+   * bus); a datastore deleted since is left out by the snapshot read.
    */
-  async linkedDatastoreIds(em: Em, agent: Agent): Promise<readonly string[]> {
+  async linkedDatastores(em: Em, agent: Agent): Promise<Datastore[]> {
     let ids = this.linked.get(agent.id);
     if (!ids) {
       ids = Object.freeze(await this.datastoreIds(em, agent));
       this.linked.set(agent.id, ids);
     }
-    return ids;
+    // Linked datastores belong to the agent's organization by construction; checked again.
+    return ids.length ? this.datastores.ownedForQuery(em, agent.organization.id, ids) : [];
   }
 
   /** Works for snapshots too: reads the link table, not the entity's collection. */

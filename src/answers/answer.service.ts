@@ -11,7 +11,6 @@ import type { Config } from '../config.ts';
 import { Conversation } from '../conversations/conversation.entity.ts';
 import { Message, MessageFrom } from '../conversations/message.entity.ts';
 import type { Em } from '../db/orm.ts';
-import { Datastore } from '../datastores/datastore.entity.ts';
 import { AppError, notFound } from '../errors.ts';
 import { isId, newId } from '../ids.ts';
 import { ChatError, type ChatModel, type Usage } from '../providers/chat.ts';
@@ -120,7 +119,7 @@ export class AnswerService {
     let finished = false;
     let fragments: Fragment[] = [];
     try {
-      const datastores = await this.datastoresOf(em, agent);
+      const datastores = await this.agents.linkedDatastores(em, agent);
       fragments = datastores.length ? await this.retrieval.search(em, datastores, { query: input.query, topK: SOURCES_FOR_ANSWER, filters: input.filters }, signal) : [];
       if (this.chat) {
         const history = conversation.isNew ? [] : await this.history(em, conversation.id);
@@ -173,13 +172,6 @@ export class AnswerService {
     }
     // The id is the visitor's access token: random, as Conversation's own default.
     return { id: randomUUID(), visitorId, isNew: true };
-  }
-
-  private async datastoresOf(em: Em, agent: Agent): Promise<Datastore[]> {
-    const ids = await this.agents.linkedDatastoreIds(em, agent);
-    if (!ids.length) return [];
-    // Linked datastores belong to the agent's organization by construction; checked again here.
-    return em.find(Datastore, { id: { $in: [...ids] }, organization: agent.organization.id });
   }
 
   private async history(em: Em, conversationId: string): Promise<{ from: MessageFrom; text: string }[]> {

@@ -33,20 +33,27 @@ export class DatastoreService {
 
   /** For a similarity query: a cached read-only snapshot. Throws NOT_FOUND (unknown, or private to another organization). */
   async getForQuery(em: Em, auth: Auth, id: string): Promise<Datastore> {
-    let datastore = this.forQueries.get(id) ?? null;
-    if (!datastore && isId(id)) {
-      const found = await em.findOne(Datastore, id);
-      if (found) {
-        datastore = Object.freeze({
-          id: found.id,
-          organization: { id: found.organization.id },
-          visibility: found.visibility,
-          embeddingDimension: found.embeddingDimension,
-        }) as unknown as Datastore;
-        this.forQueries.set(id, datastore);
+    const [datastore] = isId(id) ? await this.snapshots(em, [id]) : [];
+    return assertCanRead(auth, datastore ?? null, 'Datastore');
+  }
+
+  /** For an agent's answer: cached snapshots of the organization's datastores among these ids (others left out). */
+  async ownedForQuery(em: Em, organizationId: string, ids: readonly string[]): Promise<Datastore[]> {
+    return (await this.snapshots(em, ids)).filter((d) => d.organization.id === organizationId);
+  }
+
+  /** Snapshots by id, from the cache or one read for those it lacks; unknown ids are left out. */
+  private async snapshots(em: Em, ids: readonly string[]): Promise<Datastore[]> {
+    const missing = ids.filter((id) => !this.forQueries.get(id));
+    if (missing.length) {
+      for (const found of await em.find(Datastore, { id: { $in: missing } })) {
+        this.forQueries.set(
+          found.id,
+          Object.freeze({ id: found.id, organization: { id: found.organization.id }, visibility: found.visibility, embeddingDimension: found.embeddingDimension }) as unknown as Datastore,
+        );
       }
     }
-    return assertCanRead(auth, datastore, 'Datastore');
+    return ids.map((id) => this.forQueries.get(id)).filter((d): d is Datastore => d !== undefined);
   }
 
   /** Throws NOT_FOUND (unknown, or private to another organization). */
