@@ -4,7 +4,8 @@
  * against exact search. Embedded PGlite unless DATABASE_URL is set (then a fresh database is
  * created on that server for the run and dropped at the end).
  *
- * Targets: (REST p50 - embedding p50) <= 1.5 x raw SQL p50; recall@10 >= 0.95.
+ * Targets: (REST p50 - embedding p50, the embedding timed inside those requests) <= 1.5 x raw SQL p50;
+ * recall@10 >= 0.95.
  * Env: BENCH_CHUNKS (50000), BENCH_ROUNDS (2 passes over the 50 queries per figure),
  *      BENCH_NODE_ARGS (extra node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"),
  *      BENCH_DATABASE (PostgreSQL only: a database of that name on DATABASE_URL's server, kept after
@@ -273,7 +274,8 @@ try {
   if (!database) log('            the PGlite instance in the server process and times it there (no HTTP in the figure).');
   log('  order     sequential; for each query REST and raw SQL take turns at going first (the first run of a vector');
   log('            reads the pages the second finds in shared buffers).');
-  log('  ratio     (REST p50 - embedding p50) / raw SQL p50; target <= 1.5.');
+  log('  ratio     (REST p50 - embedding p50) / raw SQL p50, the embedding as timed inside the server during those');
+  log('            same requests (the embedding timed apart, below, varies more between runs); target <= 1.5.');
   log('');
 
   const emb50 = pct(embedMs, 50);
@@ -282,8 +284,9 @@ try {
   log('Latency, sequential (ms)');
   const rows: (string | number)[][] = [['filter', 'REST p50', 'REST p99', 'REST-emb p50', 'raw SQL p50', 'raw SQL p99', 'ratio', 'target', 'rows', 'same as REST']];
   for (const [name, l] of latency) {
-    const ratio = (pct(l.rest, 50) - emb50) / pct(l.raw, 50);
-    rows.push([name, f1(pct(l.rest, 50)), f1(pct(l.rest, 99)), f1(pct(l.rest, 50) - emb50), f1(pct(l.raw, 50)), f1(pct(l.raw, 99)), `${f2(ratio)}x`, ratio <= 1.5 ? '<=1.5 ok' : '<=1.5 MISSED', Math.min(...l.results), `${l.same}/${l.compared}`]);
+    const restLessEmbedding = pct(l.rest, 50) - pct(l.appEmbed, 50);
+    const ratio = restLessEmbedding / pct(l.raw, 50);
+    rows.push([name, f1(pct(l.rest, 50)), f1(pct(l.rest, 99)), f1(restLessEmbedding), f1(pct(l.raw, 50)), f1(pct(l.raw, 99)), `${f2(ratio)}x`, ratio <= 1.5 ? '<=1.5 ok' : '<=1.5 MISSED', Math.min(...l.results), `${l.same}/${l.compared}`]);
   }
   log(table(rows));
   log('');

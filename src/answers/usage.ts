@@ -23,11 +23,6 @@ export async function refundQuery(em: Em, organizationId: string, period = curre
   await rawQuery(em, `update organization_usage set queries = greatest(queries - 1, 0) where organization_id = $1 and period = $2`, [organizationId, period]);
 }
 
-export async function queriesUsed(em: Em, organizationId: string): Promise<number> {
-  const rows = await rawQuery<{ queries: string }>(em, `select queries from organization_usage where organization_id = $1 and period = $2`, [organizationId, currentPeriod()]);
-  return Number(rows[0]?.queries ?? 0);
-}
-
 /**
  * The answer path's side of the allowance: one query reserved ahead per organization. When an
  * answer ends, the next one's query is reserved in the background (a real reservation, so the
