@@ -242,10 +242,13 @@ export function readMultipart(req: IncomingMessage, opts: { fileLimit: number })
     parser.on('field', (name, value) => (body[name] = value));
     parser.on('file', (name, stream, info) => {
       if (name !== 'file') {
+        stream.on('error', () => {}); // the parser's own error event answers
         stream.resume();
         return;
       }
       const chunks: Buffer[] = [];
+      // A body cut short errors the file stream as well as the parser: both are answered as 400.
+      stream.on('error', () => fail(new AppError('BAD_USER_INPUT', 'The multipart body is malformed or cut short.')));
       stream.on('data', (d: Buffer) => chunks.push(d));
       stream.on('limit', () => fail(new AppError('PAYLOAD_TOO_LARGE', `The file is larger than the limit of ${opts.fileLimit} bytes.`, { limit: opts.fileLimit })));
       stream.on('end', () => {
@@ -253,7 +256,8 @@ export function readMultipart(req: IncomingMessage, opts: { fileLimit: number })
       });
     });
     parser.on('filesLimit', () => fail(new AppError('BAD_USER_INPUT', 'Send one file per request.')));
-    parser.on('error', () => fail(new AppError('BAD_USER_INPUT', 'The multipart body is malformed.')));
+    parser.on('error', () => fail(new AppError('BAD_USER_INPUT', 'The multipart body is malformed or cut short.')));
+    req.on('error', () => fail(new AppError('BAD_USER_INPUT', 'The request body was cut short.')));
     parser.on('close', () => {
       if (!failure) resolve({ body, file });
     });
