@@ -8,6 +8,7 @@ import { execute, parse, subscribe, validate, type DocumentNode, type GraphQLSch
 import { AppError, errorBody, statusOf, type ErrorBody } from '../src/errors.ts';
 import type { Context } from '../src/graphql/context.ts';
 import { normalizeError } from '../src/graphql/errors.ts';
+import { findBadText } from '../src/graphql/text-guard.ts';
 import busboy from 'busboy';
 import type { RestRequest, RestRoute, UploadedPart } from './routes.ts';
 import { encodeFrame, errorFrame, HEARTBEAT, type SseFrame } from './sse.ts';
@@ -79,6 +80,9 @@ export function createRestHandler(opts: RestHandlerOptions): (req: IncomingMessa
       const { route } = c;
       if (route.body === 'multipart') {
         Object.assign(request, await readMultipart(req, { fileLimit: opts.uploadLimitBytes }));
+        // These fields reach the database without passing through GraphQL's argument guard.
+        const bad = findBadText({ ...(request.body as Record<string, string>), ...(request.file ? { fileName: request.file.fileName } : {}) });
+        if (bad !== null) throw new AppError('BAD_USER_INPUT', `${bad} contains a NUL character or an unpaired UTF-16 surrogate, which cannot be stored.`, { field: bad });
         return sendJson(res, 200, await route.run(contextValue, request));
       }
       request.body = await readJsonBody(req, route.carriesFile ? fileBodyLimit(opts.uploadLimitBytes, opts.bodyLimitBytes) : opts.bodyLimitBytes);

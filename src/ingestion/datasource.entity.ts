@@ -1,4 +1,4 @@
-import { type Opt } from '@mikro-orm/core';
+import { BigIntType, type Opt } from '@mikro-orm/core';
 import { Entity, Enum, Index, ManyToOne, Property } from '@mikro-orm/decorators/legacy';
 import { GraphQLJSONObject } from '../graphql/json.ts';
 import { Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
@@ -84,7 +84,7 @@ export class Datasource extends BaseEntity {
   content?: string | null;
 
   @Field(() => Float, { nullable: true, description: 'Bytes of the file or text.' })
-  @Property({ type: 'bigint', nullable: true })
+  @Property({ type: new BigIntType('number'), nullable: true })
   size?: number | null;
 
   /** SHA-256 of the last processed content, to tell whether a re-sync changed anything. */

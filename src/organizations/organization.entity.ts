@@ -1,4 +1,4 @@
-import type { Opt } from '@mikro-orm/core';
+import { BigIntType, type Opt } from '@mikro-orm/core';
 import { Entity, Property } from '@mikro-orm/decorators/legacy';
 import { Field, Float, Int, ObjectType } from 'type-graphql';
 import { BaseEntity } from '../db/base.entity.ts';
@@ -12,7 +12,7 @@ export class Organization extends BaseEntity {
 
   /** Plan limits. */
   @Field(() => Float, { description: 'Most tokens the datastores of the organization may hold.' })
-  @Property({ type: 'bigint', default: 10_000_000 })
+  @Property({ type: new BigIntType('number'), default: 10_000_000 })
   storedTokenLimit: number & Opt = 10_000_000;
 
   @Field(() => Int, { description: 'Most pages one web_site datasource may crawl.' })
@@ -20,6 +20,6 @@ export class Organization extends BaseEntity {
   crawlPageLimit: number & Opt = 25;
 
   @Field(() => Float, { description: 'Agent answers per calendar month (UTC).' })
-  @Property({ type: 'bigint', default: 10_000 })
+  @Property({ type: new BigIntType('number'), default: 10_000 })
   monthlyQueryLimit: number & Opt = 10_000;
 }
