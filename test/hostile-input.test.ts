@@ -27,6 +27,7 @@ let org: Awaited<ReturnType<typeof newOrganization>>;
 let privateStore: string;
 let publicStore: string;
 let agentId: string;
+let conversationId: string;
 
 beforeAll(async () => {
   app = await startTestApp();
@@ -35,6 +36,7 @@ beforeAll(async () => {
   publicStore = await createDatastore(app, org.apiKey, 'public');
   agentId = (await gql(app.url, `mutation($d: [ID!]) { createAgent(input: { name: "A", handle: "hostile", visibility: public, datastoreIds: $d }) { id } }`, { d: [privateStore] }, { token: org.apiKey })).data
     .createAgent.id;
+  conversationId = (await http('POST', `${app.api}/agents/${agentId}/query`, { token: org.apiKey, body: { query: 'When does the ferry leave?' } })).body.conversationId;
 });
 afterAll(async () => {
   await app?.close();
@@ -87,7 +89,6 @@ describe('multipart bodies cut short', () => {
 
   const routes = () => [
     { name: 'direct upload (endpoint 5), with a key', path: `/external/datastores/file-upload/${privateStore}`, token: org.apiKey, fields: { custom_id: 'c1', fileName: 'n.txt' } },
-    { name: 'direct upload to a public datastore, anonymous', path: `/external/datastores/file-upload/${publicStore}`, token: null, fields: { custom_id: 'c2' } },
     { name: 'create datasource (endpoint 6), with a key', path: '/datasources', token: org.apiKey, fields: { datastoreId: privateStore, type: 'file', custom_id: 'c3' } },
   ];
 
@@ -151,6 +152,9 @@ describe('multipart bodies cut short', () => {
 const BAD = ['a\u0000b', '\udfff\ud800', 'x\ud800'];
 
 describe('text that cannot be stored, on every REST row', () => {
+  /** The text as a path segment: UTF-8 percent-encoding, or for a lone surrogate the bytes a careless client sends (no valid UTF-8). */
+  const segment = (text: string) =>
+    [...text].map((ch) => (/[\ud800-\udfff]/.test(ch) ? [...Buffer.from([0xed, 0xa0 | ((ch.charCodeAt(0) >> 6) & 0x1f), 0x80 | (ch.charCodeAt(0) & 0x3f)])].map((b) => `%${b.toString(16).toUpperCase()}`).join('') : encodeURIComponent(ch))).join('');
   const rows = (bad: string) => [
     { name: 'generate upload link', method: 'POST', path: `/external/datastores/file-upload/generate-link/${privateStore}`, body: { fileName: bad, type: 'text/plain' }, field: 'fileName' },
     { name: 'process upload', method: 'POST', path: `/external/datastores/file-upload/process/${privateStore}`, body: { id: bad }, field: 'id' },
@@ -163,14 +167,14 @@ describe('text that cannot be stored, on every REST row', () => {
     { name: 'agent query', method: 'POST', path: `/agents/${agentId}/query`, body: { query: bad }, field: 'query' },
     { name: 'agent query, streamed', method: 'POST', path: `/agents/${agentId}/query`, body: { query: bad, streaming: true }, field: 'query' },
     { name: 'agent query: visitorId', method: 'POST', path: `/agents/${agentId}/query`, body: { query: 'hi', visitorId: bad }, field: 'visitorId' },
-    { name: 'universal processor', method: 'POST', path: `/agents/${agentId}/universal`, body: { fileName: bad, file: 'aGVsbG8=' }, field: 'fileName' },
+    { name: 'universal processor', method: 'POST', path: `/agents/${agentId}/universal`, body: { fileBuffer: 'aGVsbG8=', fileType: 'txt', fileName: bad }, field: 'fileName' },
     { name: 'form chat', method: 'POST', path: `/forms/00000000-0000-7000-8000-000000000000/chat`, body: { query: bad }, field: 'query' },
-    { name: 'get agent by handle', method: 'GET', path: `/agents/${encodeURIComponent(`@a${bad}`)}`, body: undefined, field: 'id' },
-    { name: 'update agent by handle', method: 'PATCH', path: `/agents/${encodeURIComponent(`@a${bad}`)}`, body: { name: 'n', description: 'd' }, field: 'id' },
+    { name: 'get agent by handle', method: 'GET', path: `/agents/${segment(`@a${bad}`)}`, body: undefined, field: 'id' },
+    { name: 'update agent by handle', method: 'PATCH', path: `/agents/${segment(`@a${bad}`)}`, body: { name: 'n', description: 'd' }, field: 'id' },
     { name: 'update agent: name', method: 'PATCH', path: `/agents/${agentId}`, body: { name: bad, description: 'd' }, field: 'name' },
-    { name: 'delete agent by handle', method: 'DELETE', path: `/agents/${encodeURIComponent(`@a${bad}`)}`, body: {}, field: 'id' },
-    { name: 'conversation id', method: 'GET', path: `/conversations/${encodeURIComponent(bad)}`, body: undefined, field: 'id' },
-    { name: 'conversation cursor', method: 'GET', path: `/conversations/00000000-0000-7000-8000-000000000000?cursor=${encodeURIComponent(bad)}`, body: undefined, field: null },
+    { name: 'delete agent by handle', method: 'DELETE', path: `/agents/${segment(`@a${bad}`)}`, body: {}, field: 'id' },
+    { name: 'conversation id', method: 'GET', path: `/conversations/${segment(bad)}`, body: undefined, field: 'id' },
+    { name: 'conversation cursor', method: 'GET', path: `/conversations/${conversationId}?cursor=${segment(bad)}`, body: undefined, field: 'cursor' },
   ];
 
   for (const bad of BAD) {
@@ -190,7 +194,9 @@ describe('text that cannot be stored, on every REST row', () => {
 
   it('refuses such text in the text fields of a multipart upload', async () => {
     const before = await datasourceCount();
-    for (const bad of BAD) {
+    // A browser's FormData turns lone surrogates into U+FFFD (and busboy does the same with bytes
+    // that are not UTF-8), so only the NUL character reaches the service through a multipart body.
+    for (const bad of [BAD[0]!]) {
       for (const [field, fields] of [
         ['custom_id', { custom_id: bad }],
         ['fileName', { fileName: bad }],

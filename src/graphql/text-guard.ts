@@ -49,11 +49,15 @@ export function assertStorableText(args: Record<string, unknown>, inputArgs: Rea
   }
 }
 
-/** Wraps every root field (queries, mutations, subscriptions) of `schema` with the check. */
+/**
+ * Wraps every field that takes arguments (root operations and fields such as
+ * `messages(after:)`) with the check.
+ */
 export function guardArguments(schema: GraphQLSchema): GraphQLSchema {
-  for (const root of [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()]) {
-    if (!root || !isObjectType(root)) continue;
-    for (const field of Object.values(root.getFields())) {
+  const subscription = schema.getSubscriptionType();
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (!isObjectType(type) || type.name.startsWith('__')) continue;
+    for (const field of Object.values(type.getFields())) {
       if (!field.args.length) continue;
       const inputArgs = new Set(field.args.filter((a) => a.name === 'input').map((a) => a.name));
       const wrap = (fn: GraphQLFieldResolver<unknown, unknown> | undefined) =>
@@ -63,8 +67,8 @@ export function guardArguments(schema: GraphQLSchema): GraphQLSchema {
           return fn(source, args, context, info);
         });
       // A subscription's arguments are checked once, when it starts, not again for every event.
-      if (root === schema.getSubscriptionType()) field.subscribe = wrap(field.subscribe);
-      else field.resolve = wrap(field.resolve);
+      if (type === subscription) field.subscribe = wrap(field.subscribe);
+      else field.resolve = wrap(field.resolve ?? ((source: Record<string, unknown>) => source[field.name]) as GraphQLFieldResolver<unknown, unknown>);
     }
   }
   return schema;
