@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { createApp, type App } from './app.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/orm.ts';
+import { entities } from './entities.ts';
 import { ensureVectorIndex } from './db/vector-index.ts';
 import { createEventBus } from './events/bus.ts';
 import { createSchema } from './graphql/schema.ts';
@@ -35,7 +36,7 @@ export interface Running {
  */
 export async function start(config: Config, opts: { logger?: Logger } = {}): Promise<Running> {
   const logger = opts.logger ?? createLogger(config.logLevel);
-  const db = await openDatabase(config.database);
+  const db = await openDatabase(config.database, { entities });
   const cleanups: (() => Promise<void>)[] = [() => db.close()];
   const stop = async () => {
     for (const cleanup of cleanups.splice(0).reverse()) {

@@ -8,6 +8,7 @@ import { AuthService } from '../auth/auth.service.ts';
 import { ConfigError, loadConfig } from '../config.ts';
 import { lockDataDir } from '../db/lock.ts';
 import { DatabaseSetupError, openDatabase } from '../db/orm.ts';
+import { entities } from '../entities.ts';
 import { AppError } from '../errors.ts';
 
 const USAGE = 'Usage: npm run setup -- --org "Acme" --email admin@acme.test [--password <password>] [--json]';
@@ -38,7 +39,7 @@ async function main(): Promise<number> {
   const config = loadConfig();
   const unlock = config.database.kind === 'pglite' && config.database.dataDir ? lockDataDir(config.database.dataDir) : () => {};
   try {
-    const db = await openDatabase(config.database);
+    const db = await openDatabase(config.database, { entities });
     try {
       const result = await new AuthService(config).setup(db.orm.em.fork(), {
         organizationName: values.org,

@@ -31,5 +31,5 @@ export async function findById<T extends object, P extends string = never>(
   options?: FindOneOptions<T, P>,
 ): Promise<T | null> {
   if (!isId(id)) return null;
-  return (await em.findOne(entity, { ...(where as object), id } as FilterQuery<T>, options)) as T | null;
+  return (await em.findOne(entity, { ...(where as object), id } as never, options)) as T | null;
 }

@@ -5,15 +5,16 @@ import { ReflectMetadataProvider } from '@mikro-orm/decorators/legacy';
 import { Migrator } from '@mikro-orm/migrations';
 import { PgliteDriver } from '@mikro-orm/pglite';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
-import { MikroORM, type SqlEntityManager } from '@mikro-orm/sql';
+import { MikroORM } from '@mikro-orm/sql';
+import type { EntityClass } from '@mikro-orm/core';
 import { CompiledQuery } from 'kysely';
 import { migrations } from '../../migrations/index.ts';
 import type { DatabaseConfig } from '../config.ts';
-import { entities } from './entities.ts';
 import { vectorSessionSql } from './vector-index.ts';
 
-export type Orm = MikroORM;
-export type Em = SqlEntityManager;
+import type { Orm } from './types.ts';
+
+export type { Em, Orm } from './types.ts';
 
 export class DatabaseSetupError extends Error {
   override name = 'DatabaseSetupError';
@@ -29,10 +30,11 @@ export interface Database {
 /** Opens the database, checks pgvector is there, and (unless told not to) applies migrations. */
 export async function openDatabase(
   config: DatabaseConfig,
-  opts: { migrate?: boolean; debug?: boolean } = {},
+  opts: { entities: EntityClass[]; migrate?: boolean; debug?: boolean },
 ): Promise<Database> {
   const common = {
-    entities,
+    // The entity list is handed down by whoever starts the process (boot, CLI): the list imports every feature.
+    entities: opts.entities,
     metadataProvider: ReflectMetadataProvider,
     extensions: [Migrator],
     migrations: {

@@ -1,4 +1,4 @@
-import type { Orm } from './orm.ts';
+import type { Orm } from './types.ts';
 
 /**
  * pgvector settings of every connection of the service (the datastore query is the only user of
