@@ -5,12 +5,15 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { execute, parse, subscribe, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
+import { requireMember } from '../src/access.ts';
 import { AppError, errorBody, statusOf, type ErrorBody } from '../src/errors.ts';
 import type { Context } from '../src/graphql/context.ts';
 import { normalizeError } from '../src/graphql/errors.ts';
+import { drain, fileBodyLimit, readJsonBody, readMultipart } from '../src/http/body.ts';
+import { currentRequestId } from '../src/logger.ts';
 import { findBadText } from '../src/graphql/text-guard.ts';
-import busboy from 'busboy';
-import type { RestRequest, RestRoute, UploadedPart } from './routes.ts';
+import { toRestError } from './fields.ts';
+import type { RestRequest, RestRoute } from './routes.ts';
 import { encodeFrame, errorFrame, HEARTBEAT, type SseFrame } from './sse.ts';
 
 export interface RestHandlerOptions {
@@ -21,8 +24,11 @@ export interface RestHandlerOptions {
   bodyLimitBytes: number;
   /** Largest file in a multipart body. */
   uploadLimitBytes: number;
-  /** Builds the same per-request context GraphQL uses. Throws UNAUTHENTICATED. */
-  context: (req: IncomingMessage) => Promise<Context>;
+  /**
+   * Builds the same per-request context GraphQL uses. Throws UNAUTHENTICATED for bad
+   * credentials; with `authenticate: false` no credential is read (signed links).
+   */
+  context: (req: IncomingMessage, opts?: { authenticate: boolean }) => Promise<Context>;
   onInternalError: (error: unknown, req: IncomingMessage) => void;
 }
 
@@ -38,13 +44,19 @@ const HEARTBEAT_MS = 15_000;
 
 /** Returns a handler that answers REST requests and returns false for anything else. */
 export function createRestHandler(opts: RestHandlerOptions): (req: IncomingMessage, res: ServerResponse) => boolean {
-  const compiled = opts.routes.map((route) => compile(opts.schema, route));
+  const all = opts.routes.map((route) => compile(opts.schema, route));
+  const rootRoutes = all.filter((c) => c.route.root);
+  const compiled = all.filter((c) => !c.route.root);
   const prefix = opts.basePath;
 
   return (req, res) => {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const pathname = q === -1 ? url : url.slice(0, q);
+    for (const c of rootRoutes) {
+      const m = c.route.method === req.method ? c.pattern.exec(pathname) : null;
+      if (m) return void serve(c, m, url, q, req, res), true;
+    }
     if (prefix && pathname !== prefix && !pathname.startsWith(`${prefix}/`)) return false;
     const path = pathname.slice(prefix.length) || '/';
 
@@ -73,15 +85,19 @@ export function createRestHandler(opts: RestHandlerOptions): (req: IncomingMessa
   async function serve(c: CompiledRoute, m: RegExpExecArray, url: string, q: number, req: IncomingMessage, res: ServerResponse) {
     try {
       const params: Record<string, string> = {};
-      c.names.forEach((name, i) => (params[name] = decodeParam(m[i + 1]!)));
-      // Credentials first: an upload from a stranger is refused before its bytes are read.
-      const contextValue = await opts.context(req);
-      const request: RestRequest = { params, query: new URLSearchParams(q === -1 ? '' : url.slice(q + 1)), body: undefined };
+      c.names.forEach((name, i) => (params[name] = decodeParam(m[i + 1]!, name)));
       const { route } = c;
+      // Credentials first, from the headers alone: a stranger's upload is refused while it is still arriving.
+      const contextValue = await opts.context(req, { authenticate: route.access !== 'link' });
+      if (route.access === 'member') requireMember(contextValue.auth);
+      const request: RestRequest = { params, query: new URLSearchParams(q === -1 ? '' : url.slice(q + 1)), body: undefined };
+      if (route.body === 'stream') {
+        return sendJson(res, 200, await route.run(contextValue, request, { contentType: req.headers['content-type'], contentLength: req.headers['content-length'], body: req }));
+      }
       if (route.body === 'multipart') {
         Object.assign(request, await readMultipart(req, { fileLimit: opts.uploadLimitBytes }));
         // These fields reach the database without passing through GraphQL's argument guard.
-        const bad = findBadText({ ...(request.body as Record<string, string>), ...(request.file ? { fileName: request.file.fileName } : {}) });
+        const bad = findBadText(request.body) ?? (request.file ? findBadText(request.file.fileName, 'file') : null);
         if (bad !== null) throw new AppError('BAD_USER_INPUT', `${bad} contains a NUL character or an unpaired UTF-16 surrogate, which cannot be stored.`, { field: bad });
         return sendJson(res, 200, await route.run(contextValue, request));
       }
@@ -111,7 +127,7 @@ export function createRestHandler(opts: RestHandlerOptions): (req: IncomingMessa
     res: ServerResponse,
   ) {
     const result = await subscribe({ schema: opts.schema, document: c.streamDocument!, contextValue, variableValues });
-    if (!isAsyncIterable(result)) return fail(result.errors?.[0] ?? new Error('The stream did not start.'), req, res);
+    if (!isAsyncIterable(result)) return fail(result.errors?.[0] ?? new Error('The stream did not start.'), req, res, c.route);
     const iterator = result[Symbol.asyncIterator]();
     let clientGone = false;
     res.on('close', () => {
@@ -156,8 +172,13 @@ export function createRestHandler(opts: RestHandlerOptions): (req: IncomingMessa
 
   function fail(err: unknown, req: IncomingMessage, res: ServerResponse, route?: RestRoute) {
     const { error, internal } = normalizeError(err);
-    if (internal) opts.onInternalError(error.originalError ?? err, req);
-    send(res, error, route?.failure);
+    if (internal) {
+      opts.onInternalError(error.originalError ?? err, req);
+      // The id a user quotes to an operator, who finds the logged cause by it.
+      const requestId = currentRequestId();
+      if (requestId) return send(res, new AppError('INTERNAL', error.message, { requestId }), route?.failure);
+    }
+    send(res, route ? toRestError(error, route.fields) : error, route?.failure);
   }
 }
 
@@ -175,117 +196,17 @@ function compile(schema: GraphQLSchema, route: RestRoute): CompiledRoute {
   return { route, pattern: new RegExp(`^${source}/?$`), names, document, streamDocument };
 }
 
-function decodeParam(raw: string): string {
+function decodeParam(raw: string, name: string): string {
   try {
     return decodeURIComponent(raw);
   } catch {
-    throw new AppError('BAD_USER_INPUT', 'The path is not correctly URL-encoded.');
+    throw new AppError('BAD_USER_INPUT', `The path's ${name} is not correctly URL-encoded (UTF-8).`, { field: name });
   }
-}
-
-/** Reads a JSON body within the limit. Throws BAD_USER_INPUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE. */
-export async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
-  const length = req.headers['content-length'];
-  const chunked = req.headers['transfer-encoding'] !== undefined;
-  if (!chunked && (length === undefined || length === '0')) return undefined;
-  if (length !== undefined && Number(length) > limit) {
-    drain(req);
-    throw new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes.`);
-  }
-  const type = req.headers['content-type'] ?? '';
-  const [essence, ...params] = type.split(';').map((s) => s.trim().toLowerCase());
-  if (essence !== 'application/json' && !essence?.endsWith('+json')) {
-    drain(req);
-    throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the request body as application/json.');
-  }
-  const charset = params.find((p) => p.startsWith('charset='))?.slice(8).replace(/"/g, '');
-  if (charset && charset !== 'utf-8' && charset !== 'utf8') {
-    drain(req);
-    throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'The request body encoding is not supported; send UTF-8 JSON.');
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) {
-      drain(req);
-      throw new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes.`);
-    }
-    chunks.push(chunk);
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
-  if (!text.trim()) return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new AppError('BAD_USER_INPUT', 'The request body is not valid JSON.');
-  }
-}
-
-/**
- * Reads a multipart body: text fields, and one part named `file` of at most `fileLimit` bytes.
- * Throws BAD_USER_INPUT, PAYLOAD_TOO_LARGE.
- */
-export function readMultipart(req: IncomingMessage, opts: { fileLimit: number }): Promise<{ body: Record<string, string>; file?: UploadedPart }> {
-  return new Promise((resolve, reject) => {
-    let parser: busboy.Busboy;
-    try {
-      parser = busboy({ headers: req.headers, limits: { files: 1, fileSize: opts.fileLimit, fields: 50, fieldSize: 64 * 1024, parts: 60 } });
-    } catch {
-      return reject(new AppError('BAD_USER_INPUT', 'The multipart body is malformed (boundary missing).'));
-    }
-    const body: Record<string, string> = {};
-    let file: UploadedPart | undefined;
-    let failure: AppError | null = null;
-    const fail = (error: AppError) => {
-      failure ??= error;
-      req.unpipe(parser);
-      drain(req);
-      reject(failure);
-    };
-    parser.on('field', (name, value) => (body[name] = value));
-    parser.on('file', (name, stream, info) => {
-      if (name !== 'file') {
-        stream.on('error', () => {}); // the parser's own error event answers
-        stream.resume();
-        return;
-      }
-      const chunks: Buffer[] = [];
-      // A body cut short errors the file stream as well as the parser: both are answered as 400.
-      stream.on('error', () => fail(new AppError('BAD_USER_INPUT', 'The multipart body is malformed or cut short.')));
-      stream.on('data', (d: Buffer) => chunks.push(d));
-      stream.on('limit', () => fail(new AppError('PAYLOAD_TOO_LARGE', `The file is larger than the limit of ${opts.fileLimit} bytes.`, { limit: opts.fileLimit })));
-      stream.on('end', () => {
-        if (!failure) file = { buffer: Buffer.concat(chunks), fileName: info.filename ?? 'upload', mimeType: info.mimeType ?? 'application/octet-stream' };
-      });
-    });
-    parser.on('filesLimit', () => fail(new AppError('BAD_USER_INPUT', 'Send one file per request.')));
-    parser.on('error', () => fail(new AppError('BAD_USER_INPUT', 'The multipart body is malformed or cut short.')));
-    req.on('error', () => fail(new AppError('BAD_USER_INPUT', 'The request body was cut short.')));
-    parser.on('close', () => {
-      if (!failure) resolve({ body, file });
-    });
-    req.pipe(parser);
-  });
-}
-
-/** Lets the client finish sending (so it reads our answer) without keeping what it sends. */
-function drain(req: IncomingMessage) {
-  req.resume();
 }
 
 function send(res: ServerResponse, error: AppError, shape?: (body: ErrorBody) => unknown) {
   const body = errorBody(error.code, error.message, error.details);
   sendJson(res, statusOf(error.code), shape ? shape(body) : body);
-}
-
-/**
- * The largest JSON body that carries a base64 file of the upload cap: the encoded file
- * (4 bytes per 3) and room for the other fields. A body just above the cap still reaches the
- * service, which answers 413 naming the file's size; far above, it is cut while being read.
- */
-export function fileBodyLimit(uploadLimitBytes: number, jsonLimitBytes: number): number {
-  return Math.ceil(uploadLimitBytes / 3) * 4 + jsonLimitBytes;
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown) {

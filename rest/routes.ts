@@ -4,16 +4,13 @@
  * JSON. No access rule and no validation lives here: the resolvers and the schema decide.
  */
 
-import type { ErrorBody } from '../src/errors.ts';
+import { AppError, type ErrorBody } from '../src/errors.ts';
 import type { Context } from '../src/graphql/context.ts';
+import type { UploadedPart } from '../src/http/body.ts';
 import type { Datasource } from '../src/ingestion/datasource.entity.ts';
+import { LocalStorage, type IncomingUpload } from '../src/providers/local-storage.ts';
+import type { FieldNames } from './fields.ts';
 import { DONE, responseFrames, type SseFrame } from './sse.ts';
-
-export interface UploadedPart {
-  buffer: Buffer;
-  fileName: string;
-  mimeType: string;
-}
 
 export interface RestRequest {
   params: Record<string, string>;
@@ -24,16 +21,31 @@ export interface RestRequest {
   file?: UploadedPart;
 }
 
+/**
+ * Who may call a row, decided from the request's headers alone, before a byte of its body is
+ * read (a stranger's upload is refused while it is still arriving):
+ * - `public`: anyone; the service decides per resource (public datastore, agent, form...).
+ * - `member`: an API key or a session; anyone else gets 401 at once.
+ * - `link`: the path itself is the credential (a signed upload link); Authorization is not read.
+ * An invalid Bearer token is 401 on `public` and `member` rows alike.
+ */
+export type Access = 'public' | 'member' | 'link';
+
 interface RouteBase {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
-  /** Path relative to the REST base path; `:name` segments become params. */
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT';
+  /** Path relative to the REST base path (or to the root with `root`); `:name` segments become params. */
   path: string;
   /** The interface.md endpoint this row implements. */
   endpoint: string;
+  access: Access;
+  /** Served at the root rather than under the REST base path: the upload links this service hands out. */
+  root?: true;
   /** The JSON body carries a base64 file: its limit is the upload cap once encoded, not the JSON limit. */
   carriesFile?: boolean;
   /** Shapes this row's error bodies (default: the table's `{ error }`). */
   failure?: (body: ErrorBody) => unknown;
+  /** REST names of GraphQL variable paths, for error messages (`input` is the body by default). */
+  fields?: FieldNames;
 }
 
 /** Most rows: a GraphQL operation against the shared schema. */
@@ -59,7 +71,13 @@ export interface UploadRoute extends RouteBase {
   run: (ctx: Context, req: RestRequest) => Promise<unknown>;
 }
 
-export type RestRoute = OperationRoute | UploadRoute;
+/** The body is handed over unread, as a stream (bytes PUT to an upload link). */
+export interface StreamRoute extends RouteBase {
+  body: 'stream';
+  run: (ctx: Context, req: RestRequest, upload: IncomingUpload) => Promise<unknown>;
+}
+
+export type RestRoute = OperationRoute | UploadRoute | StreamRoute;
 
 /** The Agent record of interface.md endpoint 11, plus handle and timestamps. */
 const AGENT_RECORD = `id handle name description modelName temperature visibility systemPrompt userPrompt promptType promptTemplate createdAt updatedAt`;
@@ -107,6 +125,7 @@ export const routes: RestRoute[] = [
     method: 'POST',
     path: '/datastores/:id/query',
     endpoint: '4. Datastore query',
+    access: 'public',
     body: 'json',
     document: `query DatastoreQuery($id: ID!, $input: DatastoreQueryInput!) { datastoreQuery(id: $id, input: $input) { ${FRAGMENT} } }`,
     variables: (req) => ({ id: req.params.id, input: req.body }),
@@ -116,13 +135,12 @@ export const routes: RestRoute[] = [
     method: 'POST',
     path: '/agents/:id/query',
     endpoint: '7. Agent query',
+    access: 'public',
     body: 'json',
     document: `mutation AgentQuery($id: ID!, $input: AgentQueryInput!) { agentQuery(id: $id, input: $input) { ${ANSWER} } }`,
     variables: (req) => ({ id: req.params.id, input: req.body }),
-    result: (data) => {
-      const { messageId: _m, ...answer } = data.agentQuery as Record<string, unknown>;
-      return answer;
-    },
+    // The same fields as the stream's endpoint_response, and the answer's text.
+    result: (data) => data.agentQuery,
     stream: {
       when: (req) => (req.body as { streaming?: unknown } | undefined)?.streaming === true,
       document: `subscription AgentQueryStream($id: ID!, $input: AgentQueryInput!) { agentQueryStream(id: $id, input: $input) { type text response { ${ANSWER} } } }`,
@@ -138,6 +156,7 @@ export const routes: RestRoute[] = [
     method: 'POST',
     path: '/agents/:id/universal',
     endpoint: '8. Agent universal processor',
+    access: 'public',
     body: 'json',
     carriesFile: true,
     document: `mutation Universal($agentId: ID!, $input: UniversalInput!) { universalProcess(agentId: $agentId, input: $input) { success messageText context } }`,
@@ -150,6 +169,7 @@ export const routes: RestRoute[] = [
     method: 'POST',
     path: '/forms/:formId/chat',
     endpoint: '9. Form chat',
+    access: 'public',
     body: 'json',
     document: `mutation FormChat($formId: ID!, $input: FormChatInput!) { formChat(formId: $formId, input: $input) { answer ${FORM_STATE} } }`,
     variables: (req) => ({ formId: req.params.formId, input: req.body }),
@@ -169,7 +189,9 @@ export const routes: RestRoute[] = [
     method: 'GET',
     path: '/conversations/:id',
     endpoint: '13. Get conversation',
+    access: 'public',
     body: 'json',
+    fields: { first: 'limit', after: 'cursor' },
     document: `query Conversation($id: ID!, $first: Int!, $after: String) { conversation(id: $id) { id agentId formId visitorId createdAt messages(first: $first, after: $after) { nodes { id from text sources createdAt } pageInfo { endCursor hasNextPage } } } }`,
     variables: (req) => ({
       id: req.params.id,
@@ -185,6 +207,7 @@ export const routes: RestRoute[] = [
     method: 'POST',
     path: '/external/datastores/file-upload/generate-link/:id',
     endpoint: '1. Generate upload link',
+    access: 'public',
     body: 'json',
     document: `mutation GenerateLink($datastoreId: ID!, $input: UploadLinkInput!) { createUploadLink(datastoreId: $datastoreId, input: $input) { id link } }`,
     variables: (req) => ({ datastoreId: req.params.id, input: req.body }),
@@ -194,6 +217,7 @@ export const routes: RestRoute[] = [
     method: 'POST',
     path: '/external/datastores/file-upload/process/:id',
     endpoint: '2. Process upload',
+    access: 'public',
     body: 'json',
     document: `mutation ProcessUpload($datastoreId: ID!, $id: ID!) { processUpload(datastoreId: $datastoreId, id: $id) { ${DATASOURCE_RECORD} } }`,
     variables: (req) => ({ datastoreId: req.params.id, id: fields(req).id }),
@@ -204,6 +228,7 @@ export const routes: RestRoute[] = [
       method: 'POST',
       path,
       endpoint: '3. Update document',
+      access: 'public',
       body: 'json',
       document: `mutation UpdateDocument($datastoreId: ID!, $input: UpdateDocumentInput!) { updateDocument(datastoreId: $datastoreId, input: $input) { id } }`,
       variables: (req) => ({ datastoreId: req.params.id, input: req.body }),
@@ -214,6 +239,7 @@ export const routes: RestRoute[] = [
     method: 'POST',
     path: '/external/datastores/file-upload/:id',
     endpoint: '5. Direct file upload',
+    access: 'member',
     body: 'multipart',
     run: async (ctx, req) =>
       datasourceEntity(
@@ -227,6 +253,7 @@ export const routes: RestRoute[] = [
     method: 'POST',
     path: '/datasources',
     endpoint: '6. Create datasource (file)',
+    access: 'member',
     body: 'multipart',
     run: async (ctx, req) => {
       const f = fields(req);
@@ -243,7 +270,9 @@ export const routes: RestRoute[] = [
     method: 'POST',
     path: '/datasources',
     endpoint: '6. Create datasource (web_page, web_site, text)',
+    access: 'public',
     body: 'json',
+    fields: { 'input.customId': 'custom_id' },
     document: `mutation CreateDatasource($input: CreateDatasourceInput!) { createDatasource(input: $input) { ${DATASOURCE_RECORD} } }`,
     variables: (req) => {
       const { custom_id, ...rest } = fields(req);
@@ -255,6 +284,7 @@ export const routes: RestRoute[] = [
     method: 'GET',
     path: '/agents/:id',
     endpoint: '10. Get agent',
+    access: 'public',
     body: 'json',
     document: `query GetAgent($id: ID!) { agent(id: $id) { id handle name description visibility } }`,
     variables: (req) => ({ id: req.params.id }),
@@ -264,6 +294,7 @@ export const routes: RestRoute[] = [
     method: 'PATCH',
     path: '/agents/:id',
     endpoint: '11. Update agent',
+    access: 'member',
     body: 'json',
     document: `mutation UpdateAgent($id: ID!, $input: UpdateAgentInput!) { updateAgent(id: $id, input: $input) { ${AGENT_RECORD} } }`,
     variables: (req) => ({ id: req.params.id, input: req.body }),
@@ -273,11 +304,24 @@ export const routes: RestRoute[] = [
     method: 'DELETE',
     path: '/agents/:id',
     endpoint: '12. Delete agent',
+    access: 'member',
     body: 'json',
     // The documented empty JSON body carries nothing.
     document: `mutation DeleteAgent($id: ID!) { deleteAgent(id: $id) { ${AGENT_RECORD} } }`,
     variables: (req) => ({ id: req.params.id }),
     result: (data) => data.deleteAgent,
   },
+  {
+    method: 'PUT',
+    path: '/uploads/:token',
+    endpoint: '1. Generate upload link: the link it hands out (local storage)',
+    root: true,
+    access: 'link',
+    body: 'stream',
+    run: async (ctx, req, upload) => {
+      // GCS links point at the bucket: on this server the path is no route at all.
+      if (!(ctx.services.storage instanceof LocalStorage)) throw new AppError('NOT_FOUND', `No route for PUT /uploads/${req.params.token}.`);
+      return { ok: true, ...(await ctx.services.storage.receiveUpload(req.params.token!, upload)) };
+    },
+  },
 ];
-

@@ -6,17 +6,18 @@ import { expressMiddleware } from '@as-integrations/express5';
 import express, { type Request, type Response } from 'express';
 import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import { createHandler as createSseHandler } from 'graphql-sse/lib/use/express';
-import { createRestHandler, fileBodyLimit } from '../rest/handler.ts';
+import { createRestHandler } from '../rest/handler.ts';
 import { routes } from '../rest/routes.ts';
 import type { Config } from './config.ts';
 import { pendingMigrations, type Database } from './db/orm.ts';
-import { AppError, errorBody, statusOf } from './errors.ts';
+import { errorBody, statusOf } from './errors.ts';
 import type { Context } from './graphql/context.ts';
 import { depthLimit } from './graphql/depth-limit.ts';
 import { normalizeError } from './graphql/errors.ts';
+import { fileBodyLimit, readJsonBody } from './http/body.ts';
 import { buildContext } from './http/context.ts';
-import { handleLocalUpload, LocalStorage } from './providers/local-storage.ts';
-import type { Logger } from './logger.ts';
+import { withRequestLog } from './http/request-log.ts';
+import { currentRequestId, type Logger } from './logger.ts';
 import type { Services } from './services.ts';
 
 export interface App {
@@ -38,22 +39,22 @@ export async function createApp(opts: {
   const app = express();
   const onInternalError = (error: unknown, req?: IncomingMessage) =>
     logger.error('internal error', { error, method: req?.method, path: req?.url });
-  const context = (req: IncomingMessage, res?: Response) => buildContext(db.orm, services, req, res);
+  const context = (req: IncomingMessage, res?: Response, opts?: { authenticate: boolean }) => buildContext(db.orm, services, req, res, opts);
   const rest = createRestHandler({
     schema,
     routes,
     basePath: config.restBasePath,
     bodyLimitBytes: config.jsonBodyLimitBytes,
     uploadLimitBytes: config.uploadMaxBytes,
-    context,
+    context: (req, opts) => context(req, undefined, opts),
     onInternalError,
   });
-  const uploads = services.storage instanceof LocalStorage ? services.storage : null;
-  // REST and local upload links first, without the framework; everything else goes through Express.
-  const server = http.createServer((req, res) => {
-    if (uploads && req.method === 'PUT' && req.url?.startsWith('/uploads/')) return void receiveUpload(uploads, req, res, onInternalError);
-    if (!rest(req, res)) app(req, res);
-  });
+  // REST rows (and the upload links they hand out) first, without the framework; everything else goes through Express.
+  const server = http.createServer(
+    withRequestLog(logger, (req, res) => {
+      if (!rest(req, res)) app(req, res);
+    }),
+  );
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
   app.set('etag', false);
@@ -74,11 +75,13 @@ export async function createApp(opts: {
   const formatError = (error: unknown, formatted: GraphQLFormattedError): GraphQLFormattedError => {
     const { error: appError, internal } = normalizeError(error);
     if (internal) onInternalError(appError.originalError ?? error);
+    const requestId = internal ? currentRequestId() : undefined;
+    const details = requestId ? { requestId } : appError.details;
     return {
       message: appError.message,
       ...(formatted.locations ? { locations: formatted.locations } : {}),
       ...(formatted.path ? { path: formatted.path } : {}),
-      extensions: { code: appError.code, ...(appError.details ? { details: appError.details } : {}) },
+      extensions: { code: appError.code, ...(details ? { details } : {}) },
     };
   };
 
@@ -115,16 +118,21 @@ export async function createApp(opts: {
   });
   await apollo.start();
 
-  // The universal processor's mutation carries a base64 file, as its REST row does.
-  const json = express.json({ limit: fileBodyLimit(config.uploadMaxBytes, config.jsonBodyLimitBytes) });
+  // The one JSON reader REST uses too; the limit is that of a row carrying a base64 file,
+  // since the universal processor's mutation carries one.
+  const graphqlBodyLimit = fileBodyLimit(config.uploadMaxBytes, config.jsonBodyLimitBytes);
   app.use(
     '/graphql',
-    json,
-    (err: unknown, _req: Request, res: Response, next: express.NextFunction) => {
-      // The same table, in the GraphQL response shape.
-      const error = bodyParserError(err);
-      if (!error) return next(err);
-      res.status(statusOf(error.code)).json({ errors: [{ message: error.message, extensions: { code: error.code } }] });
+    async (req: Request, res: Response, next: express.NextFunction) => {
+      try {
+        req.body = await readJsonBody(req, graphqlBodyLimit);
+        next();
+      } catch (err) {
+        // The same table, in the GraphQL response shape.
+        const { error, internal } = normalizeError(err);
+        if (internal) return next(err);
+        res.status(statusOf(error.code)).json({ errors: [{ message: error.message, extensions: { code: error.code } }] });
+      }
     },
     expressMiddleware(apollo, {
       context: async ({ req, res }) => {
@@ -151,7 +159,8 @@ export async function createApp(opts: {
     }
     const { error, internal } = normalizeError(err);
     if (internal) onInternalError(error.originalError ?? err, req);
-    res.status(statusOf(error.code)).json(errorBody(error.code, error.message, error.details));
+    const requestId = internal ? currentRequestId() : undefined;
+    res.status(statusOf(error.code)).json(errorBody(error.code, error.message, requestId ? { requestId } : error.details));
   });
 
   return {
@@ -169,27 +178,4 @@ export async function createApp(opts: {
       if (server.listening) await new Promise<void>((r) => server.close(() => r()));
     },
   };
-}
-
-/** express.json failures (bad JSON, too large, wrong charset) as table errors. */
-function bodyParserError(err: unknown): AppError | null {
-  const type = (err as { type?: string } | null)?.type;
-  if (type === 'entity.parse.failed') return new AppError('BAD_USER_INPUT', 'The request body is not valid JSON.');
-  if (type === 'entity.too.large') return new AppError('PAYLOAD_TOO_LARGE', 'The request body is too large.');
-  if (type === 'charset.unsupported' || type === 'encoding.unsupported') {
-    return new AppError('UNSUPPORTED_MEDIA_TYPE', 'The request body encoding is not supported; send UTF-8 JSON.');
-  }
-  return null;
-}
-
-/** PUT /uploads/<token>: the pre-signed link of local storage (see LocalStorage). */
-async function receiveUpload(storage: LocalStorage, req: IncomingMessage, res: http.ServerResponse, onError: (e: unknown, r: IncomingMessage) => void) {
-  try {
-    const token = decodeURIComponent(req.url!.slice('/uploads/'.length).split('?')[0]!);
-    const { status, body } = await handleLocalUpload(storage, token, req);
-    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(body));
-  } catch (err) {
-    onError(err, req);
-    if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(errorBody('INTERNAL', 'Internal error.')));
-  }
 }

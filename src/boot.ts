@@ -35,7 +35,8 @@ export interface Running {
  * queue, providers, services, then the HTTP app (ROLE all|api) and the workers (ROLE all|worker).
  */
 export async function start(config: Config, opts: { logger?: Logger } = {}): Promise<Running> {
-  const logger = opts.logger ?? createLogger(config.logLevel);
+  // Pretty lines for a person at a terminal in development; JSON lines for everything else.
+  const logger = opts.logger ?? createLogger(config.logLevel, { pretty: config.logPretty ?? (config.env === 'development' && process.stderr.isTTY === true) });
   const db = await openDatabase(config.database, { entities });
   const cleanups: (() => Promise<void>)[] = [() => db.close()];
   const stop = async () => {
@@ -44,7 +45,7 @@ export async function start(config: Config, opts: { logger?: Logger } = {}): Pro
     }
   };
   try {
-    const embedder = createEmbedder(config);
+    const embedder = createEmbedder(config, { logger });
     await ensureVectorIndex(db.orm, embedder.dimension);
     const bus = createEventBus(config.database, db.pglite, logger);
     cleanups.push(() => bus.close());
@@ -53,7 +54,7 @@ export async function start(config: Config, opts: { logger?: Logger } = {}): Pro
     });
     cleanups.push(() => queue.stop());
     const storage = createStorage(config);
-    const services = await createServices(config, { bus, queue, storage, embedder, chat: createChatModel(config) });
+    const services = await createServices(config, { bus, queue, storage, embedder, chat: createChatModel(config, { logger }) });
     cleanups.push(() => services.allowance.close(db.orm.em.fork()));
 
     if (config.role !== 'api') {

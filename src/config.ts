@@ -22,6 +22,8 @@ export interface Config {
   readonly introspection: boolean;
   readonly jsonBodyLimitBytes: number;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  /** LOG_PRETTY: human-readable log lines; null = pretty in development on a terminal. */
+  readonly logPretty: boolean | null;
   /** Any OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, LM Studio…); null = embedded defaults. */
   readonly openai: { readonly baseUrl: string; readonly apiKey: string } | null;
   /** Recorded on each datastore at creation. `local` = the model shipped in an npm package. */
@@ -146,6 +148,7 @@ export function loadConfig(env: Env = process.env): Config {
     introspection: bool('GRAPHQL_INTROSPECTION', nodeEnv !== 'production'),
     jsonBodyLimitBytes: int('JSON_BODY_LIMIT_BYTES', 1_048_576, 1024, 104_857_600),
     logLevel: oneOf('LOG_LEVEL', ['debug', 'info', 'warn', 'error', 'silent'] as const, 'info'),
+    logPretty: env.LOG_PRETTY ? bool('LOG_PRETTY', false) : null,
     openai: null,
     embedding: { provider: 'local', model: 'universal-sentence-encoder', dimension: 512, batchSize: 64 },
     storage: { kind: 'local', dir: path.join(dataDir, 'files') },

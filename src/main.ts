@@ -2,6 +2,7 @@ import { start } from './boot.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { lockDataDir } from './db/lock.ts';
 import { DatabaseSetupError } from './db/orm.ts';
+import { installProcessGuard } from './http/process-guard.ts';
 
 async function main() {
   const config = loadConfig();
@@ -14,6 +15,15 @@ async function main() {
     throw err;
   }
   const { logger, port, stop } = running;
+  // What happens to an error nothing caught: see process-guard.ts for when it keeps serving.
+  installProcessGuard(process, logger, (code) => {
+    void stop().finally(() => {
+      unlock();
+      process.exit(code);
+    });
+    // A stop that hangs must not keep a broken process alive.
+    setTimeout(() => process.exit(code), 10_000).unref();
+  });
   if (running.app) {
     logger.info('listening', {
       url: `http://localhost:${port}`,

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES, AppError, errorBody, statusOf, type ErrorCode } from '../src/errors.ts';
 import { normalizeError } from '../src/graphql/errors.ts';
 import { gql, http, newOrganization, type GqlResult, type HttpResult } from './support/client.ts';
-import { fileBodyLimit } from '../rest/handler.ts';
+import { fileBodyLimit } from '../src/http/body.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
 
 let app: TestApp;
@@ -93,8 +93,12 @@ describe('each error code over REST and GraphQL', () => {
     const graphql = await gql(broken.url, `{ agents { nodes { id } } }`, {}, { token: org.apiKey });
     await broken.close().catch(() => {});
     expect(rest.status).toBe(500);
-    expect(rest.body).toEqual({ error: { code: 'INTERNAL', message: 'Internal error.' } });
+    // The request's id, which the log line of the cause carries too: what a user quotes to an operator.
+    const requestId = rest.headers.get('x-request-id');
+    expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(rest.body).toEqual({ error: { code: 'INTERNAL', message: 'Internal error.', details: { requestId } } });
     expect(graphql.errors?.[0]?.extensions.code).toBe('INTERNAL');
+    expect(graphql.errors?.[0]?.extensions.details).toEqual({ requestId: graphql.headers.get('x-request-id') });
     expect(graphql.errors?.[0]?.message).toBe('Internal error.');
     expect(JSON.stringify(graphql)).not.toMatch(/stack|pglite|mikro/i);
     expect(org.apiKey).toBeTruthy();

@@ -229,7 +229,7 @@ describe('the route table', () => {
     expect(numbers).toEqual(Array.from({ length: 13 }, (_, i) => i + 1));
     for (const route of routes) {
       const path = route.path.replace(/:\w+/g, 'unknown-id');
-      const res = await http(route.method, `${app.api}${path}`, route.body === 'json' && route.method !== 'GET' ? { body: {} } : {});
+      const res = await http(route.method, `${route.root ? app.url : app.api}${path}`, route.body === 'json' && route.method !== 'GET' ? { body: {} } : {});
       // Whatever the row decides (400, 401, 404 for the unknown id, 415 for a missing file), never "no route".
       expect(res.status, `${route.method} ${route.path}`).not.toBe(500);
       expect(res.body?.error?.message ?? '', `${route.method} ${route.path}`).not.toMatch(/^No route/);

@@ -4,8 +4,12 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GraphQLSchema } from 'graphql';
+import { createRestHandler } from '../rest/handler.ts';
+import { routes } from '../rest/routes.ts';
 import { loadConfig } from '../src/config.ts';
-import { handleLocalUpload, LocalStorage, SIGNING_KEY_FILE } from '../src/providers/local-storage.ts';
+import type { Context } from '../src/graphql/context.ts';
+import { LocalStorage, SIGNING_KEY_FILE } from '../src/providers/local-storage.ts';
 import { createStorage, InvalidStorageKeyError, StorageNotFoundError, type ObjectStorage } from '../src/providers/storage.ts';
 import { crc32c, startGcsTestServer, type GcsTestServer } from './support/gcs-server.ts';
 
@@ -34,22 +38,19 @@ describe('local storage', () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'storage-test-'));
-    // What app.ts does: PUT /uploads/:token handed to handleLocalUpload, no body parser before it.
+    // The REST handler with only the upload link's row: the same machinery as the service, no database.
+    const upload = routes.filter((r) => r.root);
+    const rest = createRestHandler({
+      schema: new GraphQLSchema({}),
+      routes: upload,
+      basePath: '/api',
+      bodyLimitBytes: 1024,
+      uploadLimitBytes: 1024,
+      context: async () => ({ services: { storage } }) as unknown as Context,
+      onInternalError: (err) => console.error(err),
+    });
     server = http.createServer((req, res) => {
-      const m = /^\/uploads\/([^/?]+)$/.exec(req.url ?? '');
-      if (!m || req.method !== 'PUT') {
-        res.writeHead(404).end();
-        return;
-      }
-      handleLocalUpload(storage, m[1]!, req).then(
-        (result) => {
-          res.writeHead(result.status, { 'content-type': 'application/json' });
-          res.end(JSON.stringify(result.body));
-        },
-        (err: unknown) => {
-          res.writeHead(500).end(String(err));
-        },
-      );
+      if (!rest(req, res)) res.writeHead(404).end();
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     publicUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

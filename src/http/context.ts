@@ -26,9 +26,13 @@ export class RequestContext implements Context {
   }
 }
 
-/** Throws UNAUTHENTICATED for a Bearer token that is unknown, revoked or expired. */
-export async function buildContext(orm: Orm, services: Services, req: IncomingMessage, res?: Response): Promise<Context> {
+/**
+ * Throws UNAUTHENTICATED for a Bearer token that is unknown, revoked or expired. With
+ * `authenticate: false` (a signed link is the credential) no header is read: anonymous.
+ */
+export async function buildContext(orm: Orm, services: Services, req: IncomingMessage, res?: Response, opts: { authenticate: boolean } = { authenticate: true }): Promise<Context> {
   const ctx = new RequestContext(orm, services, clientIp(req), res);
+  if (!opts.authenticate) return ctx;
   const bearer = bearerToken(req.headers.authorization);
   const cookie = readCookie(req.headers.cookie, SESSION_COOKIE);
   if (bearer || cookie) ctx.auth = await services.auth.authenticate(ctx.em, { bearer, cookie });

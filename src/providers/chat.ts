@@ -6,6 +6,7 @@
 import { AIMessage, HumanMessage, SystemMessage, type BaseMessage } from '@langchain/core/messages';
 import { ChatOpenAI } from '@langchain/openai';
 import type { Config } from '../config.ts';
+import type { Logger } from '../logger.ts';
 import { createHttpFetch } from './http-fetch.ts';
 
 export type ContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
@@ -45,8 +46,23 @@ export class ChatError extends Error {
 /** Distinct parameter sets whose clients are kept. */
 const MAX_CLIENTS = 64;
 
-export function createChatModel(config: Pick<Config, 'openai'>): ChatModel | null {
+export function createChatModel(config: Pick<Config, 'openai'>, opts: { logger?: Logger } = {}): ChatModel | null {
   if (!config.openai) return null;
+  const { logger } = opts;
+  /** The endpoint failed (not the caller leaving): logged with what an operator needs, then wrapped. */
+  const failed = (err: unknown, params: ChatParams, started: number, signal?: AbortSignal) => {
+    if (!signal?.aborted) {
+      const status = (err as { status?: unknown }).status;
+      logger?.warn('model endpoint failed', {
+        endpoint: 'chat',
+        model: params.model,
+        status: typeof status === 'number' ? status : null,
+        latencyMs: Math.round(performance.now() - started),
+        error: err instanceof Error ? err.message.split('\n')[0] : String(err),
+      });
+    }
+    return wrap(err, signal);
+  };
   const { baseUrl, apiKey } = config.openai;
   // Kept-alive node:http sockets: the built-in fetch costs about half a millisecond more per request.
   const fetch = createHttpFetch();
@@ -82,11 +98,12 @@ export function createChatModel(config: Pick<Config, 'openai'>): ChatModel | nul
 
   return {
     async *stream(turns, params, signal) {
+      const started = performance.now();
       let stream;
       try {
         stream = await client(params, true).stream(toMessages(turns), { signal });
       } catch (err) {
-        throw wrap(err, signal);
+        throw failed(err, params, started, signal);
       }
       try {
         for await (const chunk of stream) {
@@ -96,10 +113,11 @@ export function createChatModel(config: Pick<Config, 'openai'>): ChatModel | nul
           if (u && (u.input_tokens || u.output_tokens)) yield { type: 'usage', usage: { promptTokens: u.input_tokens, completionTokens: u.output_tokens } };
         }
       } catch (err) {
-        throw wrap(err, signal);
+        throw failed(err, params, started, signal);
       }
     },
     async complete(turns, params, signal) {
+      const started = performance.now();
       try {
         const message = await client(params, false).invoke(toMessages(turns), { signal });
         const u = message.usage_metadata;
@@ -108,7 +126,7 @@ export function createChatModel(config: Pick<Config, 'openai'>): ChatModel | nul
           usage: u ? { promptTokens: u.input_tokens, completionTokens: u.output_tokens } : null,
         };
       } catch (err) {
-        throw wrap(err, signal);
+        throw failed(err, params, started, signal);
       }
     },
   };

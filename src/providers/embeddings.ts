@@ -1,6 +1,7 @@
 import type { EmbeddingsModel } from '@energetic-ai/embeddings';
 import { OpenAIEmbeddings } from '@langchain/openai';
 import type { Config } from '../config.ts';
+import type { Logger } from '../logger.ts';
 
 /**
  * Text to vectors. Two providers behind one interface: `local` runs the Universal Sentence
@@ -30,7 +31,7 @@ export class EmbeddingError extends Error {
 
 export const LOCAL_EMBEDDING_DIMENSION = 512;
 
-export function createEmbedder(config: Pick<Config, 'openai' | 'embedding'>): Embedder {
+export function createEmbedder(config: Pick<Config, 'openai' | 'embedding'>, opts: { logger?: Logger } = {}): Embedder {
   const { embedding } = config;
   if (embedding.provider === 'local') {
     if (embedding.dimension !== LOCAL_EMBEDDING_DIMENSION) {
@@ -43,7 +44,7 @@ export function createEmbedder(config: Pick<Config, 'openai' | 'embedding'>): Em
   if (!config.openai) {
     throw new EmbeddingError('The openai embedding provider needs an endpoint (OPENAI_BASE_URL or OPENAI_API_KEY)');
   }
-  return new OpenAiEmbedder(config.openai, embedding);
+  return new OpenAiEmbedder(config.openai, embedding, opts.logger);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -160,6 +161,7 @@ class OpenAiEmbedder implements Embedder {
   constructor(
     private readonly endpoint: NonNullable<Config['openai']>,
     private readonly settings: Config['embedding'],
+    private readonly logger?: Logger,
   ) {
     this.model = settings.model;
     this.dimension = settings.dimension;
@@ -210,13 +212,22 @@ class OpenAiEmbedder implements Embedder {
   }
 
   private async call<T>(signal: AbortSignal | undefined, fn: (client: OpenAIEmbeddings) => Promise<T>): Promise<T> {
+    const started = performance.now();
     try {
       if (!signal) return await fn(this.shared);
       // The race is a backstop: the caller is released at once even if a client version stops honouring the signal.
       return await abortable(fn(this.client(signal)), signal);
     } catch (err) {
       if (signal?.aborted) throw signal.reason;
-      throw endpointError(err, this.endpoint.baseUrl);
+      const error = endpointError(err, this.endpoint.baseUrl);
+      this.logger?.warn('model endpoint failed', {
+        endpoint: 'embeddings',
+        model: this.model,
+        status: error.status ?? null,
+        latencyMs: Math.round(performance.now() - started),
+        error: error.message,
+      });
+      throw error;
     }
   }
 }

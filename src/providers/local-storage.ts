@@ -1,9 +1,9 @@
 import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createWriteStream, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
-import type { IncomingMessage } from 'node:http';
 import path from 'node:path';
-import type { ErrorCode } from '../errors.ts';
+import type { Readable } from 'node:stream';
+import { AppError } from '../errors.ts';
 import {
   assertMaxBytes,
   assertValidKey,
@@ -177,52 +177,50 @@ export class LocalStorage implements ObjectStorage {
   }
 
   /**
-   * Receives the body of a PUT on an upload link and stores it under the signed key without
-   * ever replacing an existing object. See handleLocalUpload for the HTTP rules.
+   * Stores the bytes sent to an upload link under the key it signs, never replacing an existing
+   * object. The link's rules: valid signature, not expired, used once, the signed content type,
+   * at most the signed size. A refused attempt does not use the link up.
+   * Throws FORBIDDEN (invalid, expired or used link), BAD_USER_INPUT (wrong type, bad length,
+   * interrupted), PAYLOAD_TOO_LARGE.
    */
-  async receiveUpload(token: string, req: IncomingMessage): Promise<UploadResult> {
+  async receiveUpload(token: string, upload: IncomingUpload): Promise<{ size: number }> {
     await this.sweepOccasionally();
     const check = this.verifyUploadToken(token);
-    if (!check.ok) {
-      return check.reason === 'expired'
-        ? fail(403, 'FORBIDDEN', 'The upload link has expired.')
-        : fail(403, 'FORBIDDEN', 'The upload link is invalid.');
-    }
+    if (!check.ok) throw new AppError('FORBIDDEN', check.reason === 'expired' ? 'The upload link has expired.' : 'The upload link is invalid.');
     const { key, contentType, maxBytes, exp } = check.payload;
     const objectPath = this.objectPath(key);
-    if (await exists(objectPath)) return fail(403, 'FORBIDDEN', 'The upload link was already used.');
+    if (await exists(objectPath)) throw linkUsed();
 
-    const sent = req.headers['content-type'];
-    if (mimeEssence(sent) !== mimeEssence(contentType)) {
-      return fail(400, 'BAD_USER_INPUT', `The Content-Type header must be ${contentType} (got ${sent ? JSON.stringify(sent) : 'none'}).`);
+    if (mimeEssence(upload.contentType) !== mimeEssence(contentType)) {
+      throw new AppError('BAD_USER_INPUT', `The Content-Type header must be ${contentType} (got ${upload.contentType ? JSON.stringify(upload.contentType) : 'none'}).`, { field: 'content-type' });
     }
-    const declared = req.headers['content-length'];
+    const declared = upload.contentLength;
     if (declared !== undefined) {
       const length = Number(declared);
       if (!/^\d+$/.test(declared.trim()) || !Number.isSafeInteger(length)) {
-        return fail(400, 'BAD_USER_INPUT', 'The Content-Length header is not valid.');
+        throw new AppError('BAD_USER_INPUT', 'The Content-Length header is not valid.', { field: 'content-length' });
       }
-      if (length > maxBytes) return tooLarge(maxBytes);
+      if (length > maxBytes) throw tooLarge(maxBytes);
     }
-    if (req.readableEnded) {
-      // A body parser mounted before this route already drained the stream: a wiring bug.
-      throw new Error('The upload request body was already consumed; mount the upload route before body parsers.');
+    if (upload.body.readableEnded) {
+      // Something read the stream before storage got it: a wiring bug, not the client's doing.
+      throw new Error('The upload body was already consumed before it reached storage.');
     }
 
     const marker = await this.claimLink(token, exp);
-    if (!marker) return fail(403, 'FORBIDDEN', 'The upload link was already used.');
+    if (!marker) throw linkUsed();
     let keepMarker = false;
     const tmpData = this.tempPath();
     try {
       await fs.mkdir(this.tmpDir, { recursive: true });
-      const received = await receiveBody(req, tmpData, maxBytes);
-      if (received === 'aborted') return fail(400, 'BAD_USER_INPUT', 'The upload was interrupted.');
-      if (received === 'too-large') return tooLarge(maxBytes);
+      const received = await receiveBody(upload.body, tmpData, maxBytes);
+      if (received === 'aborted') throw new AppError('BAD_USER_INPUT', 'The upload was interrupted.');
+      if (received === 'too-large') throw tooLarge(maxBytes);
 
       // A link (not a rename) so that a concurrent upload through another link to the same key
       // cannot be overwritten: the second one finds the file there and loses.
       const placed = await moveInto(tmpData, objectPath, 'exclusive');
-      if (!placed) return fail(403, 'FORBIDDEN', 'The upload link was already used.');
+      if (!placed) throw linkUsed();
       keepMarker = true;
       const tmpMeta = await this.writeTemp(JSON.stringify({ contentType }));
       try {
@@ -230,7 +228,7 @@ export class LocalStorage implements ObjectStorage {
       } finally {
         await removeQuietly(tmpMeta);
       }
-      return { status: 200, body: { ok: true, size: received.size } };
+      return { size: received.size };
     } finally {
       await removeQuietly(tmpData);
       // A failed attempt did not use the link: the client may retry it (e.g. with a smaller file).
@@ -331,33 +329,23 @@ export class LocalStorage implements ObjectStorage {
   }
 }
 
-export interface UploadResult {
-  status: number;
-  body: { error?: { code: ErrorCode; message: string }; ok?: true; size?: number };
+/** What arrives on an upload link: the declared type and length, and the bytes. */
+export interface IncomingUpload {
+  contentType: string | undefined;
+  contentLength: string | undefined;
+  body: Readable;
 }
+
+const linkUsed = () => new AppError('FORBIDDEN', 'The upload link was already used.');
+
+const tooLarge = (maxBytes: number) => new AppError('PAYLOAD_TOO_LARGE', `The file is larger than the ${maxBytes} bytes this link accepts.`, { limit: maxBytes });
 
 /**
- * The framework-free handler of `PUT ${publicUrl}/uploads/:token`. The caller sends
- * `status` and `body` as JSON. Must run before any body parser so the stream is unread.
- */
-export async function handleLocalUpload(storage: LocalStorage, token: string, req: IncomingMessage): Promise<UploadResult> {
-  return storage.receiveUpload(token, req);
-}
-
-function fail(status: number, code: ErrorCode, message: string): UploadResult {
-  return { status, body: { error: { code, message } } };
-}
-
-function tooLarge(maxBytes: number): UploadResult {
-  return fail(413, 'PAYLOAD_TOO_LARGE', `The file is larger than the ${maxBytes} bytes this link accepts.`);
-}
-
-/**
- * Streams the request into `file`, counting bytes. On overflow it stops reading rather than
- * destroying the request, so the client still receives the 413 (Node closes the connection
+ * Streams the body into `file`, counting bytes. On overflow it stops reading rather than
+ * destroying the stream, so an HTTP client still receives the 413 (Node closes the connection
  * after the response because the body was not fully read).
  */
-function receiveBody(req: IncomingMessage, file: string, maxBytes: number): Promise<{ size: number } | 'too-large' | 'aborted'> {
+function receiveBody(req: Readable, file: string, maxBytes: number): Promise<{ size: number } | 'too-large' | 'aborted'> {
   return new Promise((resolve, reject) => {
     const out = createWriteStream(file, { flags: 'wx', flush: true });
     let size = 0;
@@ -399,7 +387,8 @@ function receiveBody(req: IncomingMessage, file: string, maxBytes: number): Prom
     const onEnd = () => settleAfterClose(() => resolve({ size }), false);
     const onAbort = () => settleAfterClose(() => resolve('aborted'), true);
     const onClose = () => {
-      if (!req.complete) onAbort();
+      // An HTTP request knows whether all its bytes arrived even before 'end' is read.
+      if (!((req as { complete?: boolean }).complete ?? req.readableEnded)) onAbort();
     };
     const onWriteError = (err: Error) => {
       req.pause();

@@ -1,0 +1,73 @@
+/**
+ * REST errors speak REST. A row runs a GraphQL operation, so a bad input comes back in GraphQL's
+ * words (`Variable "$input" got invalid value {}; Field "query" of required type "String!" was
+ * not provided`, `first`, `after`). This renames the field after the REST request it came
+ * from (`query is required.`, `limit`, `cursor`) using the row's map of variable paths to REST
+ * names, and drops GraphQL type names. The resolvers are not touched: GraphQL keeps its words.
+ */
+import { AppError } from '../src/errors.ts';
+
+/**
+ * GraphQL variable path -> REST name. `input` (the body) maps to the body's root by default,
+ * so `input.topK` is `topK`; a row adds its own (`first` -> `limit`, `input.customId` -> `custom_id`).
+ */
+export type FieldNames = Record<string, string>;
+
+const DEFAULT_NAMES: FieldNames = { input: '' };
+
+/** The REST name of a GraphQL path (`input.filters.custom_ids[0]` -> `filters.custom_ids[0]`). */
+export function restField(path: string, names: FieldNames = {}): string {
+  const all = { ...DEFAULT_NAMES, ...names };
+  let best: string | null = null;
+  for (const prefix of Object.keys(all)) {
+    if ((path === prefix || path.startsWith(`${prefix}.`) || path.startsWith(`${prefix}[`)) && (best === null || prefix.length > best.length)) best = prefix;
+  }
+  if (best === null) return path;
+  const rest = path.slice(best.length).replace(/^\./, '');
+  const head = all[best]!;
+  return head && rest ? `${head}${rest.startsWith('[') ? '' : '.'}${rest}` : head || rest;
+}
+
+/** Why a value was refused, in words that name no GraphQL type. */
+function reason(text: string): string {
+  if (/was not provided|not to be null|must not be null/.test(text)) return 'is required.';
+  if (/^Int cannot represent non 32-bit/.test(text)) return 'is out of range.';
+  if (/^Int cannot represent/.test(text)) return 'must be a whole number.';
+  if (/^Float cannot represent/.test(text)) return 'must be a number.';
+  if (/^(String|ID) cannot represent/.test(text)) return 'must be a string.';
+  if (/^Boolean cannot represent/.test(text)) return 'must be true or false.';
+  if (/does not exist in ".*" enum|Enum ".*" cannot represent/.test(text)) return 'is not one of the accepted values.';
+  if (/to be an object/.test(text)) return 'must be a JSON object.';
+  return 'is not valid.';
+}
+
+const COERCION = /^Variable "\$([\w]+)" (?:got invalid value .*?(?: at "([^"]+)")?; (.*)|of (?:required|non-null) type "[^"]+" (?:was not provided|must not be null)\.?)$/s;
+
+/**
+ * The same error with the REST field name in `details.field` and in the message. Only
+ * BAD_USER_INPUT carries field names; every other error passes through untouched.
+ */
+export function toRestError(error: AppError, names: FieldNames = {}): AppError {
+  if (error.code !== 'BAD_USER_INPUT') return error;
+  const coercion = COERCION.exec(error.message);
+  if (coercion) {
+    const [, variable, at, detail] = coercion;
+    let path = at ?? variable!;
+    const sub = detail ? /^Field "([^"]+)" (?:of required type "[^"]+" was not provided|is not defined by type)/.exec(detail) : null;
+    if (sub) path = `${path}.${sub[1]}`;
+    const field = restField(path, names);
+    if (!field) return new AppError('BAD_USER_INPUT', 'The request body must be a JSON object.', { field: 'body' });
+    const why = detail && /is not defined by type/.test(detail) ? 'is not a known field.' : reason(detail ?? 'was not provided');
+    return new AppError('BAD_USER_INPUT', `${field} ${why}`, { field });
+  }
+  const field = error.details?.field;
+  if (typeof field !== 'string') return error;
+  // Resolver and validation errors name a variable (`first`) or a field of the input (`customId`).
+  const known = { ...DEFAULT_NAMES, ...names };
+  const rest = Object.hasOwn(known, field) ? restField(field, names) : restField(`input.${field}`, names);
+  if (rest === field) return error;
+  const message = error.message.replace(new RegExp(`\\b${field.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`, 'g'), rest);
+  const fields = error.details?.fields as Record<string, unknown> | undefined;
+  const renamed = fields ? Object.fromEntries(Object.entries(fields).map(([k, v]) => [restField(Object.hasOwn(known, k) ? k : `input.${k}`, names), v])) : undefined;
+  return new AppError('BAD_USER_INPUT', message, { ...error.details, field: rest, ...(renamed ? { fields: renamed } : {}) });
+}
