@@ -8,6 +8,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { start, type Running } from '../../src/boot.ts';
 import { loadConfig } from '../../src/config.ts';
+import type { Logger } from '../../src/logger.ts';
 
 export interface TestApp extends Running {
   url: string;
@@ -17,7 +18,7 @@ export interface TestApp extends Running {
   close(): Promise<void>;
 }
 
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(env: Record<string, string> = {}, opts: { logger?: Logger } = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'agentbase-test-'));
   const database = await createTestDatabase();
   const config = loadConfig({
@@ -29,7 +30,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ...env,
   });
-  const running = await start(config);
+  const running = await start(config, opts);
   const url = `http://127.0.0.1:${running.port}`;
   return {
     ...running,
