@@ -1,5 +1,6 @@
 /**
- * Every access rule of the service, in one place. Services ask here before they act.
+ * Every access rule of the service, in one place. Services ask here first, `(auth, resource)`,
+ * and act only on what these functions hand back.
  *
  * | caller                         | public resource | private resource | change anything |
  * |--------------------------------|-----------------|------------------|-----------------|
@@ -7,6 +8,10 @@
  * | invalid Bearer token           | UNAUTHENTICATED | UNAUTHENTICATED  | UNAUTHENTICATED |
  * | key/session of another org     | read            | NOT_FOUND        | FORBIDDEN (public) / NOT_FOUND (private) |
  * | key/session of the owning org  | read            | read             | allowed         |
+ *
+ * Also here: API keys are managed by signed-in owners and admins; fields marked `@Authorized()`
+ * on an owned object are for its organization only; a form's chat is open to anyone once it is
+ * published; a conversation id is itself the credential to read that conversation.
  *
  * "Not found or no access" never reveals that a private thing exists.
  */
@@ -42,14 +47,27 @@ export function requireAdmin(auth: Auth): Extract<Auth, { kind: 'session' }> {
   return user;
 }
 
+/** The caller belongs to the organization that owns the resource. */
 export function isOwner(auth: Auth, resource: Owned): boolean {
   return auth.kind !== 'anonymous' && auth.organizationId === resource.organization.id;
 }
 
+/**
+ * Anyone but a member of the owning organization: an anonymous visitor or another organization.
+ * Outsiders are held to the per-visitor and per-address rates.
+ */
+export function isOutsider(auth: Auth, resource: Owned): boolean {
+  return !isOwner(auth, resource);
+}
+
+/** Public to anyone, private to its organization. */
+export function canRead(auth: Auth, resource: Owned): boolean {
+  return resource.visibility === Visibility.public || isOwner(auth, resource);
+}
+
 /** Read: public to anyone, private to its organization. Throws NOT_FOUND. */
 export function assertCanRead<T extends Owned>(auth: Auth, resource: T | null, what: string): T {
-  if (!resource) throw notFound(what);
-  if (resource.visibility === Visibility.public || isOwner(auth, resource)) return resource;
+  if (resource && canRead(auth, resource)) return resource;
   throw notFound(what);
 }
 
@@ -62,4 +80,47 @@ export function assertCanChange<T extends Owned>(auth: Auth, resource: T | null,
     throw new AppError('FORBIDDEN', `This ${what.toLowerCase()} belongs to another organization.`);
   }
   throw notFound(what);
+}
+
+/**
+ * Things that have no public side (forms, a datastore being written to by a member): its
+ * organization only, and to anyone else it does not exist. Throws UNAUTHENTICATED, NOT_FOUND.
+ */
+export function assertOwned<T extends Owned>(auth: Auth, resource: T | null, what: string): T {
+  requireMember(auth);
+  if (resource && isOwner(auth, resource)) return resource;
+  throw notFound(what);
+}
+
+/**
+ * Writing documents into a datastore: its organization; also anyone when the datastore is public
+ * and the operation is one the REST interface opens to the public (`publicAllowed`).
+ * Throws UNAUTHENTICATED, NOT_FOUND.
+ */
+export function assertCanWriteDatastore<T extends Owned>(auth: Auth, datastore: T | null, opts: { publicAllowed: boolean }): T {
+  if (datastore && opts.publicAllowed && datastore.visibility === Visibility.public) return datastore;
+  return assertOwned(auth, datastore, 'Datastore');
+}
+
+/** Asking an agent: who may read it may ask it (outsiders only a public one). Throws NOT_FOUND. */
+export function assertCanAsk<T extends Owned>(auth: Auth, agent: T | null): T {
+  return assertCanRead(auth, agent, 'Agent');
+}
+
+/** A form's chat: open to anyone once published; unpublished forms do not exist for it. Throws NOT_FOUND. */
+export function assertCanFillForm<T extends { published: boolean }>(form: T | null): T {
+  if (form?.published) return form;
+  throw notFound('Form');
+}
+
+/**
+ * A field marked `@Authorized()` (the GraphQL auth checker): any member for an operation; on an
+ * owned object, members of its organization only. Throws UNAUTHENTICATED, FORBIDDEN.
+ */
+export function requireOwnerField(auth: Auth, root: unknown): Member {
+  const member = requireMember(auth);
+  if (root && typeof root === 'object' && 'organization' in root && !isOwner(auth, root as Owned)) {
+    throw forbidden('This field is visible to the owning organization only.');
+  }
+  return member;
 }

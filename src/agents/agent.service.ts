@@ -5,7 +5,7 @@ import type { Em } from '../db/orm.ts';
 import type { DatastoreService } from '../datastores/datastore.service.ts';
 import { AppError } from '../errors.ts';
 import { pageArgs, toPage, type Page } from '../graphql/pagination.ts';
-import { isId } from '../ids.ts';
+import { findById } from '../db/find.ts';
 import { TtlCache } from '../cache.ts';
 import type { EventBus } from '../events/bus.ts';
 import { Agent } from './agent.entity.ts';
@@ -140,7 +140,7 @@ export class AgentService {
 
   private async find(em: Em, idOrHandle: string): Promise<Agent | null> {
     if (idOrHandle.startsWith('@')) return em.findOne(Agent, { handle: idOrHandle.slice(1).toLowerCase() });
-    return isId(idOrHandle) ? em.findOne(Agent, idOrHandle) : null;
+    return findById(em, Agent, idOrHandle);
   }
 }
 

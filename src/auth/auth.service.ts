@@ -1,7 +1,8 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Config } from '../config.ts';
 import type { Em } from '../db/orm.ts';
-import { AppError, badInput, notFound, unauthenticated } from '../errors.ts';
+import { AppError, badInput, unauthenticated } from '../errors.ts';
+import { findOr404 } from '../db/find.ts';
 import { Organization } from '../organizations/organization.entity.ts';
 import { requireAdmin, requireMember } from '../access.ts';
 import { TtlCache } from '../cache.ts';
@@ -177,8 +178,8 @@ export class AuthService {
   /** Throws UNAUTHENTICATED, FORBIDDEN, NOT_FOUND. */
   async revokeApiKey(em: Em, auth: Auth, id: string): Promise<ApiKey> {
     const admin = requireAdmin(auth);
-    const key = await em.findOne(ApiKey, { id, organization: admin.organizationId });
-    if (!key) throw notFound('API key');
+    // Another organization's key is not found, never forbidden: its existence is not revealed.
+    const key = await findOr404(em, ApiKey, id, 'API key', { organization: admin.organizationId });
     key.revokedAt ??= new Date();
     await em.flush();
     await this.revoked(em, key.id);

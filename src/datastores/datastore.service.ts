@@ -1,5 +1,6 @@
 import type { Auth } from '../auth/auth.ts';
 import { assertCanChange, assertCanRead, requireMember } from '../access.ts';
+import { findById } from '../db/find.ts';
 import { rawQuery } from '../db/raw.ts';
 import type { Embedder } from '../providers/embeddings.ts';
 import type { ObjectStorage } from '../providers/storage.ts';
@@ -39,6 +40,7 @@ export class DatastoreService {
 
   /** For an agent's answer: cached snapshots of the organization's datastores among these ids (others left out). */
   async ownedForQuery(em: Em, organizationId: string, ids: readonly string[]): Promise<Datastore[]> {
+    // An agent answers only from its own organization's datastores, whatever their visibility.
     return (await this.snapshots(em, ids)).filter((d) => d.organization.id === organizationId);
   }
 
@@ -58,8 +60,7 @@ export class DatastoreService {
 
   /** Throws NOT_FOUND (unknown, or private to another organization). */
   async get(em: Em, auth: Auth, id: string): Promise<Datastore> {
-    const found = isId(id) ? await em.findOne(Datastore, id) : null;
-    return assertCanRead(auth, found, 'Datastore');
+    return assertCanRead(auth, await findById(em, Datastore, id), 'Datastore');
   }
 
   /** The caller's organization's datastores, newest first. Throws UNAUTHENTICATED, BAD_USER_INPUT. */
@@ -92,7 +93,7 @@ export class DatastoreService {
 
   /** Throws UNAUTHENTICATED, FORBIDDEN, NOT_FOUND. */
   async update(em: Em, auth: Auth, id: string, input: UpdateDatastoreInput): Promise<Datastore> {
-    const datastore = assertCanChange(auth, isId(id) ? await em.findOne(Datastore, id) : null, 'Datastore');
+    const datastore = assertCanChange(auth, await findById(em, Datastore, id), 'Datastore');
     if (input.name != null) datastore.name = input.name;
     if (input.description != null) datastore.description = input.description;
     if (input.visibility != null) datastore.visibility = input.visibility;
@@ -104,7 +105,7 @@ export class DatastoreService {
 
   /** Removes the datastore, its datasources, chunks and files (agents lose the link). Throws UNAUTHENTICATED, FORBIDDEN, NOT_FOUND. */
   async delete(em: Em, auth: Auth, id: string): Promise<Datastore> {
-    const datastore = assertCanChange(auth, isId(id) ? await em.findOne(Datastore, id) : null, 'Datastore');
+    const datastore = assertCanChange(auth, await findById(em, Datastore, id), 'Datastore');
     const files = await rawQuery<{ storage_key: string }>(em, 'select storage_key from datasources where datastore_id = $1 and storage_key is not null', [datastore.id]);
     await em.remove(datastore).flush();
     await this.changed(em, datastore.id);

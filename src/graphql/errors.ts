@@ -1,3 +1,4 @@
+import { NotFoundError } from '@mikro-orm/core';
 import { GraphQLError } from 'graphql';
 import { ArgumentValidationError, AuthorizationError, AuthenticationError } from 'type-graphql';
 import { AppError, isErrorCode, type ErrorDetails } from '../errors.ts';
@@ -36,6 +37,8 @@ export function normalizeError(error: unknown): { error: AppError; internal: boo
     return { error: new AppError('UNAUTHENTICATED', 'Missing or invalid credentials.'), internal: false };
   }
   if (original instanceof AuthorizationError) return { error: new AppError('FORBIDDEN'), internal: false };
+  // findOneOrFail's miss: the ORM's message names the entity and the query, which stay inside.
+  if (original instanceof NotFoundError) return { error: new AppError('NOT_FOUND'), internal: false };
 
   // Request-level errors (parse, validation, variable coercion) carry no path: the client's doing.
   const requestLevel = gqlError && !gqlError.path && (!gqlError.originalError || gqlError.originalError instanceof GraphQLError);

@@ -1,7 +1,7 @@
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { createPubSub } from '@graphql-yoga/subscription';
 import { buildSchema, type AuthChecker } from 'type-graphql';
-import { isOwner } from '../access.ts';
+import { requireOwnerField } from '../access.ts';
 import { AgentResolver } from '../agents/agent.resolver.ts';
 import { AuthResolver } from '../auth/auth.resolver.ts';
 import { DatastoreResolver } from '../datastores/datastore.resolver.ts';
@@ -10,22 +10,13 @@ import { AnswerResolver } from '../answers/answer.resolver.ts';
 import { ConversationResolver } from '../conversations/conversation.resolver.ts';
 import { FormResolver, FormSubmissionResolver } from '../forms/form.resolver.ts';
 import { UniversalResolver } from '../universal/universal.resolver.ts';
-import { AppError } from '../errors.ts';
 import type { Context } from './context.ts';
 import { guardArguments } from './text-guard.ts';
 import { validateArgument } from './validate.ts';
 
-/**
- * `@Authorized()` on an operation: any member of an organization. On a field of an owned
- * object: members of that object's organization only.
- */
+/** `@Authorized()`: the rule lives in access.ts with the others. */
 const authChecker: AuthChecker<Context> = ({ root, context }) => {
-  if (context.auth.kind === 'anonymous') throw new AppError('UNAUTHENTICATED');
-  if (root && typeof root === 'object' && 'organization' in root) {
-    if (!isOwner(context.auth, root as { organization: { id: string } })) {
-      throw new AppError('FORBIDDEN', 'This field is visible to the owning organization only.');
-    }
-  }
+  requireOwnerField(context.auth, root);
   return true;
 };
 
