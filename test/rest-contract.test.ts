@@ -236,3 +236,67 @@ describe('the route table', () => {
     }
   });
 });
+
+describe('REST errors name REST fields', () => {
+  let agentId: string;
+  let storeId: string;
+  let conversationId: string;
+
+  beforeAll(async () => {
+    agentId = (await createAgent('public')).id;
+    storeId = (await gql(app.url, `mutation { createDatastore(input: { name: "Fields", visibility: public }) { id } }`, {}, { token: own.apiKey })).data.createDatastore.id;
+    const answer = await http('POST', `${app.api}/agents/${agentId}/query`, { body: { query: 'hello there' } });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    conversationId = answer.body.conversationId;
+  });
+
+  const post = (path: () => string, body: unknown) => () => http('POST', `${app.api}${path()}`, { token: own.apiKey, body });
+  // [row, request, the REST field named, how the message goes on]
+  const cases: [string, () => Promise<Awaited<ReturnType<typeof http>>>, string, RegExp][] = [
+    ['4. datastore query {}', post(() => `/datastores/${storeId}/query`, {}), 'query', /^query is required\.$/],
+    ['4. datastore query topK', post(() => `/datastores/${storeId}/query`, { query: 'x', topK: 'many' }), 'topK', /^topK must be a whole number\.$/],
+    ['4. datastore query query type', post(() => `/datastores/${storeId}/query`, { query: 5 }), 'query', /^query must be a string\.$/],
+    ['4. datastore query filters', post(() => `/datastores/${storeId}/query`, { query: 'x', filters: 'none' }), 'filters', /^filters must be a JSON object\.$/],
+    ['4. datastore query unknown field', post(() => `/datastores/${storeId}/query`, { query: 'x', top_k: 3 }), 'top_k', /^top_k is not a known field\.$/],
+    ['7. agent query {}', post(() => `/agents/${agentId}/query`, {}), 'query', /^query is required\.$/],
+    ['7. agent query streamed {}', post(() => `/agents/${agentId}/query`, { streaming: true }), 'query', /^query is required\.$/],
+    ['7. agent query temperature', post(() => `/agents/${agentId}/query`, { query: 'x', temperature: 'hot' }), 'temperature', /^temperature must be a number\.$/],
+    ['7. agent query modelName', post(() => `/agents/${agentId}/query`, { query: 'x', modelName: 'gpt-9' }), 'modelName', /^modelName is not one of the accepted values\.$/],
+    ['7. agent query streaming', post(() => `/agents/${agentId}/query`, { query: 'x', streaming: 'yes' }), 'streaming', /^streaming must be true or false\.$/],
+    ['7. agent query filters.custom_ids', post(() => `/agents/${agentId}/query`, { query: 'x', filters: { custom_ids: [1.5] } }), 'filters.custom_ids[0]', /^filters\.custom_ids\[0\] must be a string\.$/],
+    ['7. agent query no body', () => http('POST', `${app.api}/agents/${agentId}/query`), 'body', /^The request body must be a JSON object\.$/],
+    ['8. universal {}', post(() => `/agents/${agentId}/universal`, {}), 'fileBuffer', /^fileBuffer is required\.$/],
+    ['9. form chat {}', post(() => `/forms/${agentId}/chat`, {}), 'query', /^query is required\.$/],
+    ['13. conversation limit=abc', () => http('GET', `${app.api}/conversations/${conversationId}?limit=abc`), 'limit', /^limit must be a whole number\.$/],
+    ['13. conversation limit=0', () => http('GET', `${app.api}/conversations/${conversationId}?limit=0`), 'limit', /^limit must not be less than 1$/],
+    ['13. conversation cursor=zzz', () => http('GET', `${app.api}/conversations/${conversationId}?cursor=zzz`), 'cursor', /^cursor is not a cursor returned by this API\.$/],
+    ['1. generate link {}', post(() => `/external/datastores/file-upload/generate-link/${storeId}`, {}), 'type', /^type is required\.$/],
+    ['2. process upload {}', post(() => `/external/datastores/file-upload/process/${storeId}`, {}), 'id', /^id is required\.$/],
+    ['3. update document {}', post(() => `/external/datastores/update/${storeId}`, {}), 'id', /^id is required\.$/],
+    ['6. create datasource custom_id', post(() => '/datasources', { datastoreId: 'x', type: 'web_page', name: 'n', custom_id: 5 }), 'custom_id', /^custom_id must be a string\.$/],
+    ['11. update agent {}', () => http('PATCH', `${app.api}/agents/${agentId}`, { token: own.apiKey, body: {} }), 'description', /^description is required\.$/],
+  ];
+
+  it.each(cases)('%s', async (_name, send, field, message) => {
+    const res = await send();
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    expect(res.body.error.code).toBe('BAD_USER_INPUT');
+    expect(res.body.error.details.field).toBe(field);
+    expect(res.body.error.message).toMatch(message);
+    // Nothing of GraphQL: no variable, no type name, no GraphQL argument.
+    expect(res.body.error.message).not.toMatch(/\$|Variable|Input\b|String!|\bfirst\b|\bafter\b|GraphQL/);
+  });
+
+  it('the complete agent answer carries the same fields as the streamed endpoint_response, and the answer', async () => {
+    const complete = await http('POST', `${app.api}/agents/${agentId}/query`, { body: { query: 'hello again' } });
+    expect(complete.status).toBe(200);
+    expect(Object.keys(complete.body).sort()).toEqual(['answer', 'conversationId', 'messageId', 'sources', 'visitorId']);
+    expect(complete.body.messageId).toEqual(expect.any(String));
+    const streamed = await fetch(`${app.api}/agents/${agentId}/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'hello again', streaming: true }) });
+    const text = await streamed.text();
+    const response = JSON.parse(
+      [...text.matchAll(/event: endpoint_response\ndata: (.*)\n/g)].map((m) => m[1]).join(''),
+    );
+    expect(Object.keys(response).sort()).toEqual(['conversationId', 'messageId', 'sources', 'visitorId']);
+  });
+});
