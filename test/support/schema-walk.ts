@@ -164,6 +164,28 @@ export function selectionOf(
   return `{ ${fields.join(' ')} }`;
 }
 
+/**
+ * The record an ID most likely names, from its argument's name or (for a bare `id`) its field's:
+ * `real` maps a kind (agent, datastore, datasource, conversation, form, apiKey) to a record's id.
+ * An unknown name gets a well-formed id of nothing.
+ */
+export function realId(real: Record<string, string>, field: string, path: ArgPath, fallback: () => string): string {
+  const name = String(path.filter((p) => p !== 0).at(-1));
+  const owner = name === 'id' && path.length === 1 ? field : name;
+  const kinds: [RegExp, string][] = [
+    [/conversation/i, 'conversation'],
+    [/datasource|document|upload/i, 'datasource'],
+    [/datastore/i, 'datastore'],
+    [/agent|universal/i, 'agent'],
+    [/submission/i, 'submission'],
+    [/form/i, 'form'],
+    [/apikey/i, 'apiKey'],
+    [/message/i, 'message'],
+  ];
+  const kind = kinds.find(([re]) => re.test(owner))?.[1];
+  return (kind && real[kind]) ?? fallback();
+}
+
 /** Object types reachable from `from` through fields (not through arguments). */
 export function reachableObjectTypes(schema: GraphQLSchema, from: readonly GraphQLOutputType[]): Set<string> {
   const seen = new Set<string>();
