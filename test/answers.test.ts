@@ -151,7 +151,7 @@ describe('agent query (endpoint 7)', () => {
     model.requests.length = 0;
     const res = await ask(agent, { query: 'Can I get a refund?', modelName: 'model_4', temperature: 0.3, maxTokens: 123, presencePenalty: 0.5, frequencyPenalty: -0.5, topP: 0.9 }, org.apiKey);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(Object.keys(res.body).sort()).toEqual(['answer', 'conversationId', 'sources', 'visitorId']);
+    expect(Object.keys(res.body).sort()).toEqual(['answer', 'conversationId', 'messageId', 'sources', 'visitorId']);
     expect(res.body.answer).toBe('Within thirty days.');
     expect(res.body.sources[0]).toMatchObject({ datasource_id: ids.refunds, text: CORPUS.refunds });
     const sent = model.requests.find((r) => r.path.endsWith('/chat/completions'))!.body;
