@@ -1,28 +1,37 @@
-/** A bounded map whose entries expire: the safety net under event-driven invalidation. */
-export class TtlCache<K, V> {
-  private readonly entries = new Map<K, { value: V; expiresAt: number }>();
+import { LRUCache } from 'lru-cache';
 
+/**
+ * A bounded map whose entries expire: the safety net under event-driven invalidation. When
+ * full it drops the least recently used entry, so a hot agent or key stays cached while a
+ * burst of one-off lookups passes through.
+ */
+export class TtlCache<K extends {}, V> {
+  // lru-cache refuses null and undefined values; a box lets callers cache "known absent" (null).
+  private readonly entries: LRUCache<K, { value: V }>;
+
+  /** `clock`: milliseconds now; tests pass their own to step over a TTL without waiting. */
   constructor(
     private readonly ttlMs: number,
-    private readonly maxEntries = 10_000,
-  ) {}
-
-  get(key: K, now = Date.now()): V | undefined {
-    const entry = this.entries.get(key);
-    if (!entry) return undefined;
-    if (entry.expiresAt <= now) {
-      this.entries.delete(key);
-      return undefined;
-    }
-    return entry.value;
+    maxEntries = 10_000,
+    clock?: () => number,
+  ) {
+    this.entries = new LRUCache<K, { value: V }>({
+      max: maxEntries,
+      ttl: ttlMs,
+      ...(clock ? { perf: { now: clock }, ttlResolution: 0 } : {}),
+    });
   }
 
-  set(key: K, value: V, ttlMs = this.ttlMs, now = Date.now()): void {
-    if (this.entries.size >= this.maxEntries && !this.entries.has(key)) {
-      // Maps iterate in insertion order: drop the oldest entry.
-      this.entries.delete(this.entries.keys().next().value as K);
-    }
-    this.entries.set(key, { value, expiresAt: now + Math.min(ttlMs, this.ttlMs) });
+  get(key: K): V | undefined {
+    return this.entries.get(key)?.value;
+  }
+
+  /** `ttlMs` may shorten an entry's life (e.g. a session that ends sooner), never lengthen it. */
+  set(key: K, value: V, ttlMs = this.ttlMs): void {
+    const ttl = Math.min(ttlMs, this.ttlMs);
+    // lru-cache reads a ttl of 0 as "never expires": an entry already due is simply not kept.
+    if (ttl <= 0) this.entries.delete(key);
+    else this.entries.set(key, { value }, { ttl });
   }
 
   delete(key: K): void {
@@ -31,7 +40,9 @@ export class TtlCache<K, V> {
 
   /** Drops every entry whose value matches (e.g. all cache keys of one agent). */
   deleteWhere(match: (value: V, key: K) => boolean): void {
-    for (const [key, entry] of this.entries) if (match(entry.value, key)) this.entries.delete(key);
+    const doomed: K[] = [];
+    for (const [key, entry] of this.entries.entries()) if (match(entry.value, key)) doomed.push(key);
+    for (const key of doomed) this.entries.delete(key);
   }
 
   clear(): void {

@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TtlCache } from '../src/cache.ts';
 import { assertPgvector } from '../src/db/orm.ts';
 import { gql, http, newOrganization } from './support/client.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
@@ -83,5 +84,43 @@ describe('agent reads are cached and invalidated across processes', () => {
     await fromAnotherConnection(`update api_keys set revoked_at = now() where id = $1`, [key.id]);
     await fromAnotherConnection(`select pg_notify('credential_revoked', $1)`, [key.id]);
     expect(await eventually(async () => (await gql(app.url, `{ me { via } }`, {}, { token: key.key })).status === 401)).toBe(true);
+  });
+});
+
+describe('TtlCache', () => {
+  it('when full, drops the least recently read entry, not the oldest', () => {
+    const cache = new TtlCache<string, string>(60_000, 2);
+    cache.set('older', 'read often');
+    cache.set('newer', 'never read');
+    expect(cache.get('older')).toBe('read often');
+    cache.set('third', 'arrives');
+    expect(cache.get('older')).toBe('read often');
+    expect(cache.get('newer')).toBeUndefined();
+    expect(cache.get('third')).toBe('arrives');
+  });
+
+  it('expires entries after the TTL; a per-entry TTL shortens it but never lengthens it; null is cached', () => {
+    let now = 1_000;
+    const cache = new TtlCache<string, string | null>(100, 10, () => now);
+    cache.set('default', 'a');
+    cache.set('short', 'b', 10);
+    cache.set('long', 'c', 10_000);
+    cache.set('absent', null);
+    cache.set('due', 'd', 0);
+    expect(cache.get('absent')).toBeNull();
+    expect(cache.get('due')).toBeUndefined();
+    now += 50;
+    expect([cache.get('default'), cache.get('short'), cache.get('long')]).toEqual(['a', undefined, 'c']);
+    now += 60;
+    expect([cache.get('default'), cache.get('long'), cache.get('absent')]).toEqual([undefined, undefined, undefined]);
+  });
+
+  it('deleteWhere drops every entry whose value matches', () => {
+    const cache = new TtlCache<string, { id: number }>(60_000);
+    cache.set('a', { id: 1 });
+    cache.set('@handle', { id: 1 });
+    cache.set('b', { id: 2 });
+    cache.deleteWhere((v) => v.id === 1);
+    expect([cache.get('a'), cache.get('@handle'), cache.get('b')]).toEqual([undefined, undefined, { id: 2 }]);
   });
 });
