@@ -4,6 +4,7 @@ import { Migration20261122010000Ingestion } from './Migration20261122010000Inges
 import { Migration20261122020000Conversations } from './Migration20261122020000Conversations.ts';
 import { Migration20261122030000Forms } from './Migration20261122030000Forms.ts';
 import { Migration20261124000000ReserveQuery } from './Migration20261124000000ReserveQuery.ts';
+import { Migration20261125000000RateCounters } from './Migration20261125000000RateCounters.ts';
 
 /** Applied in order, at start-up and by `npm run migrate`. Never edit a migration that has shipped. */
 export const migrations: MigrationObject[] = [
@@ -12,4 +13,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261122020000Conversations', class: Migration20261122020000Conversations },
   { name: 'Migration20261122030000Forms', class: Migration20261122030000Forms },
   { name: 'Migration20261124000000ReserveQuery', class: Migration20261124000000ReserveQuery },
+  { name: 'Migration20261125000000RateCounters', class: Migration20261125000000RateCounters },
 ];

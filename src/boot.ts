@@ -55,7 +55,7 @@ export async function start(config: Config, opts: { logger?: Logger } = {}): Pro
     cleanups.push(() => queue.stop());
     const storage = createStorage(config);
     const services = await createServices(config, { bus, queue, storage, embedder, chat: createChatModel(config, { logger }) });
-    cleanups.push(() => services.allowance.close(db.orm.em.fork()));
+    cleanups.push(() => services.limits.close(db.orm.em.fork()));
 
     if (config.role !== 'api') {
       await startIngestWorkers({ config, orm: db.orm, storage, queue, embedder, datasources: services.datasources, logger });

@@ -7,9 +7,9 @@ import { DatasourceService } from './ingestion/datasource.service.ts';
 import type { Embedder } from './providers/embeddings.ts';
 import type { ChatModel } from './providers/chat.ts';
 import { AnswerService } from './answers/answer.service.ts';
-import { QueryAllowance } from './answers/usage.ts';
 import { ConversationService } from './conversations/conversation.service.ts';
 import { FormService } from './forms/form.service.ts';
+import { Limits } from './limits/limits.ts';
 import { RetrievalService } from './retrieval/retrieval.service.ts';
 import type { ObjectStorage } from './providers/storage.ts';
 import type { Queue } from './queue/queue.ts';
@@ -27,8 +27,8 @@ export interface Services {
   datastores: DatastoreService;
   datasources: DatasourceService;
   retrieval: RetrievalService;
-  /** The monthly query allowance as answers use it (one query reserved ahead per organization). */
-  allowance: QueryAllowance;
+  /** Every limit (monthly queries, stored tokens, crawl pages, request rates, sign-in), one instance per process. */
+  limits: Limits;
   answers: AnswerService;
   conversations: ConversationService;
   forms: FormService;
@@ -48,20 +48,21 @@ export async function createServices(config: Config, parts: Parts): Promise<Serv
   const agents = new AgentService(datastores, parts.bus);
   const retrieval = new RetrievalService(parts.embedder, datastores);
   const { chat, ...shared } = parts;
-  const allowance = new QueryAllowance();
+  const limits = new Limits(config.rateLimits);
+  const conversations = new ConversationService();
   const services: Services = {
     config,
     ...shared,
-    auth: new AuthService(config, parts.bus),
+    auth: new AuthService(config, parts.bus, limits),
     datastores,
     agents,
     datasources: new DatasourceService(config, parts.storage, parts.queue, parts.bus),
     retrieval,
-    allowance,
-    answers: new AnswerService(config, agents, retrieval, chat, allowance),
-    conversations: new ConversationService(),
-    forms: new FormService(config, parts.queue, chat),
-    universal: new UniversalService(config, chat, agents),
+    limits,
+    answers: new AnswerService(config, agents, retrieval, chat, limits, conversations),
+    conversations,
+    forms: new FormService(config, parts.queue, chat, limits, conversations),
+    universal: new UniversalService(config, chat, agents, limits),
   };
   await Promise.all([services.auth.init(), services.agents.init(), datastores.init()]);
   return services;

@@ -5,7 +5,7 @@
  */
 import { createClient } from 'graphql-sse';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { currentPeriod, QueryAllowance } from '../src/answers/usage.ts';
+import { currentPeriod, QueryAllowance } from '../src/limits/queries.ts';
 import { gql, http, newOrganization } from './support/client.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { startOpenAiTestServer, type OpenAiTestServer } from './support/openai-server.ts';
@@ -263,7 +263,7 @@ describe('streaming', () => {
   it('bad input to a streamed query is a 400 JSON error before the stream, over REST and graphql-sse; nothing is stored or counted', async () => {
     const conversations = async () => Number((await app.db.orm.em.getConnection().execute('select count(*)::int as n from conversations where agent_id = ?', [agent]))[0].n);
     const used = async () => Number((await app.db.orm.em.getConnection().execute('select coalesce(sum(queries), 0)::int as n from organization_usage where organization_id = ?', [org.organizationId]))[0].n);
-    await app.services.allowance.settled(); // the query reserved ahead after the last answer
+    await app.services.limits.queries.settled(); // the query reserved ahead after the last answer
     const [convBefore, usedBefore] = [await conversations(), await used()];
     const cases: [Record<string, unknown>, string][] = [
       [{ query: 'hi', temperature: 5 }, 'temperature'],
@@ -370,13 +370,13 @@ describe('the monthly allowance (one query reserved ahead)', () => {
     const m = await metered(3);
     const first = await ask(m.agent, { query: 'one' });
     expect(first.status).toBe(200);
-    await app.services.allowance.settled();
+    await app.services.limits.queries.settled();
     expect(await stored(m.organizationId)).toBe(2); // the answer, and the next question's query
     expect((await ask(m.agent, { query: 'two' })).status).toBe(200);
     const streamed = await fetch(`${app.api}/agents/${m.agent}/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'three', streaming: true }) });
     expect(streamed.status).toBe(200);
     expect(summarize(await readSse(streamed)).last).toBe('[DONE]');
-    await app.services.allowance.settled();
+    await app.services.limits.queries.settled();
     const refused = await ask(m.agent, { query: 'four' });
     expect(refused.status).toBe(402);
     expect(refused.body.error.code).toBe('PAYMENT_REQUIRED');
@@ -386,23 +386,23 @@ describe('the monthly allowance (one query reserved ahead)', () => {
   it('answers exactly the limit when the questions come all at once', async () => {
     const m = await metered(5);
     expect((await ask(m.agent, { query: 'warm-up' })).status).toBe(200); // leaves a query reserved ahead
-    await app.services.allowance.settled();
+    await app.services.limits.queries.settled();
     const statuses = await Promise.all(Array.from({ length: 12 }, (_, i) => ask(m.agent, { query: `burst ${i}` }).then((r) => r.status)));
     expect(statuses.filter((s) => s === 200)).toHaveLength(4);
     expect(statuses.filter((s) => s === 402)).toHaveLength(8);
-    await app.services.allowance.settled();
+    await app.services.limits.queries.settled();
     expect(await stored(m.organizationId)).toBe(5);
   });
 
   it('a question that fails before any text gives its query back', async () => {
     const m = await metered(10);
     expect((await ask(m.agent, { query: 'fine' })).status).toBe(200);
-    await app.services.allowance.settled();
+    await app.services.limits.queries.settled();
     expect(await stored(m.organizationId)).toBe(2);
     model.failNext('/v1/chat/completions', 500, 2); // the first attempt and the client's one retry
     const failed = await fetch(`${app.api}/agents/${m.agent}/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'fail please', streaming: true }) });
     expect(summarize(await readSse(failed)).last).toMatch(/^\[ERROR\]/);
-    await app.services.allowance.settled();
+    await app.services.limits.queries.settled();
     expect(await stored(m.organizationId)).toBe(2); // still one answer and one reserved ahead
   });
 

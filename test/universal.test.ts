@@ -34,7 +34,7 @@ function service(opts: { models?: boolean; env?: Record<string, string> } & Univ
   const config = models
     ? modelConfig
     : loadConfig({ NODE_ENV: 'test', DATA_DIR: app.config.dataDir, DATABASE_URL: 'pglite://memory', ...env });
-  return new UniversalService(config, createChatModel(config), app.services.agents, options);
+  return new UniversalService(config, createChatModel(config), app.services.agents, app.services.limits, options);
 }
 
 const b64 = (data: Buffer) => data.toString('base64');

@@ -7,9 +7,9 @@ import { Organization } from '../organizations/organization.entity.ts';
 import { requireAdmin, requireMember } from '../access.ts';
 import { TtlCache } from '../cache.ts';
 import type { EventBus } from '../events/bus.ts';
+import type { Limits } from '../limits/limits.ts';
 import { ApiKey } from './api-key.entity.ts';
 import { ANONYMOUS, type Auth } from './auth.ts';
-import { LoginThrottle } from './login-throttle.ts';
 import { Membership, MemberRole } from './membership.entity.ts';
 import {
   DUMMY_PASSWORD_HASH,
@@ -41,7 +41,6 @@ const API_KEY_TOUCH_MS = 60_000;
 export const CREDENTIAL_REVOKED = 'credential_revoked';
 
 export class AuthService {
-  private readonly throttle = new LoginThrottle();
   /**
    * Token hash -> caller (null = no such token), so a busy key costs no query per request.
    * Revocations are announced on the event bus and take effect at once in every process.
@@ -51,6 +50,8 @@ export class AuthService {
   constructor(
     private readonly config: Config,
     private readonly bus: EventBus | null = null,
+    /** Counts sign-in attempts; the CLI's setup, which signs nobody in, goes without. */
+    private readonly limits: Limits | null = null,
   ) {}
 
   async init(): Promise<void> {
@@ -128,20 +129,17 @@ export class AuthService {
   /** Throws UNAUTHENTICATED (wrong email or password), RATE_LIMITED. */
   async login(em: Em, input: { email: string; password: string }, ip: string): Promise<SignedIn> {
     const email = normalizeEmail(input.email);
-    const key = `${ip}|${email}`;
-    if (this.throttle.isBlocked(key)) {
-      throw new AppError('RATE_LIMITED', 'Too many failed sign-ins; try again in 15 minutes.');
-    }
+    if (!this.limits) throw new Error('Signing in needs the limits (the services built by createServices).');
+    await this.limits.admitSignIn(em, ip, email);
     const user = await em.findOne(User, { email }, { populate: ['passwordHash'] });
     const ok = await verifyPassword(input.password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
     const membership = ok && user
       ? await em.findOne(Membership, { user }, { populate: ['organization'], orderBy: { createdAt: 'asc' } })
       : null;
     if (!user || !ok || !membership) {
-      this.throttle.fail(key);
       throw unauthenticated('Wrong email or password.');
     }
-    this.throttle.succeed(key);
+    await this.limits.signedIn(em, ip, email);
     return this.openSession(em, user, membership.organization);
   }
 

@@ -1,16 +1,40 @@
+/**
+ * Conversations and their messages: reading them (the conversation id is the credential), and
+ * the parts of a turn every feature shares (opening, history, appending). A new conversation is
+ * written only with its first messages, in their transaction, so a refused or failed turn
+ * leaves no empty conversation.
+ */
+import { randomUUID } from 'node:crypto';
+import type { FilterQuery } from '@mikro-orm/core';
 import type { Em } from '../db/orm.ts';
-import { notFound } from '../errors.ts';
+import { findOr404 } from '../db/find.ts';
 import { pageArgs, toPage, type Page } from '../graphql/pagination.ts';
-import { isId } from '../ids.ts';
 import { Conversation } from './conversation.entity.ts';
-import { Message } from './message.entity.ts';
+import { Message, MessageFrom } from './message.entity.ts';
+
+/** Who a conversation is with: an agent, or a form. */
+export type ConversationOwner = { organizationId: string; channel: string } & ({ agentId: string; formId?: undefined } | { formId: string; agentId?: undefined });
+
+/** The conversation of a turn; `isNew` until the first `append` has written it. */
+export interface ConversationRef {
+  id: string;
+  visitorId: string;
+  isNew: boolean;
+  owner: ConversationOwner;
+}
+
+export interface NewMessage {
+  from: MessageFrom;
+  text: string;
+  sources?: Record<string, unknown>[];
+  usage?: Record<string, unknown> | null;
+  metadata?: Record<string, unknown>;
+}
 
 export class ConversationService {
   /** The conversation id is the credential: whoever holds it may read. Throws NOT_FOUND. */
   async get(em: Em, id: string): Promise<Conversation> {
-    const conversation = isId(id) ? await em.findOne(Conversation, id) : null;
-    if (!conversation) throw notFound('Conversation');
-    return conversation;
+    return findOr404(em, Conversation, id, 'Conversation');
   }
 
   /** Newest first; `after` = the id of the last message already received. Throws BAD_USER_INPUT. */
@@ -22,5 +46,52 @@ export class ConversationService {
       { orderBy: { id: 'desc' }, limit: page.first + 1 },
     );
     return toPage(rows, page.first);
+  }
+
+  /**
+   * The conversation a turn continues (it must be the owner's), or a new one that nothing is
+   * written for until the turn's first `append`. Throws NOT_FOUND.
+   */
+  async open(em: Em, owner: ConversationOwner, conversationId: string | null | undefined, visitorId: string): Promise<ConversationRef> {
+    if (conversationId) {
+      const where: FilterQuery<Conversation> = owner.agentId ? { agent: owner.agentId } : { formId: owner.formId };
+      const found = await findOr404(em, Conversation, conversationId, 'Conversation', where);
+      return { id: found.id, visitorId: found.visitorId, isNew: false, owner };
+    }
+    // The id is the visitor's access token: random, as Conversation's own default.
+    return { id: randomUUID(), visitorId, isNew: true, owner };
+  }
+
+  /** The last `limit` messages, oldest first; a new conversation has none (and costs no query). */
+  async history(em: Em, conversation: ConversationRef, limit: number): Promise<{ from: MessageFrom; text: string }[]> {
+    if (conversation.isNew) return [];
+    const recent = await em.find(Message, { conversation: conversation.id }, { orderBy: { id: 'desc' }, limit, fields: ['from', 'text'] });
+    return recent.reverse().map((m) => ({ from: m.from, text: m.text }));
+  }
+
+  /**
+   * Stores the messages, with the conversation itself when it is new, in one transaction;
+   * `alongside` writes the feature's own rows in that same transaction (it may throw to undo it
+   * all). Returns the stored messages, in order.
+   */
+  async append(em: Em, conversation: ConversationRef, messages: NewMessage[], alongside?: (tx: Em) => Promise<void>): Promise<Message[]> {
+    const stored = await em.fork().transactional(async (tx) => {
+      if (conversation.isNew) {
+        const { owner } = conversation;
+        tx.create(Conversation, { id: conversation.id, organization: owner.organizationId, agent: owner.agentId ?? null, formId: owner.formId ?? null, visitorId: conversation.visitorId, channel: owner.channel });
+      }
+      if (alongside) {
+        // The conversation first: the feature's rows may refer to it.
+        await tx.flush();
+        await alongside(tx);
+      }
+      const rows = messages.map((m) =>
+        tx.create(Message, { conversation: conversation.id, from: m.from, text: m.text, sources: m.sources ?? [], usage: m.usage ?? null, metadata: m.metadata ?? {} }),
+      );
+      await tx.flush();
+      return rows;
+    });
+    conversation.isNew = false;
+    return stored;
   }
 }

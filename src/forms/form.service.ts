@@ -7,17 +7,18 @@
 import { randomBytes } from 'node:crypto';
 import { assertCanChange, requireMember } from '../access.ts';
 import { pieces } from '../answers/extractive.ts';
-import { RateLimiter } from '../answers/rate-limit.ts';
-import { reserveQuery } from '../answers/usage.ts';
 import type { Auth } from '../auth/auth.ts';
 import { TtlCache } from '../cache.ts';
 import type { Config } from '../config.ts';
-import { Conversation } from '../conversations/conversation.entity.ts';
-import { Message, MessageFrom } from '../conversations/message.entity.ts';
+import type { ConversationRef, ConversationService } from '../conversations/conversation.service.ts';
+import { MessageFrom } from '../conversations/message.entity.ts';
+import { turnStream, type TurnControl } from '../conversations/turn-stream.ts';
+import { findById } from '../db/find.ts';
 import type { Em } from '../db/orm.ts';
 import { AppError, badInput, notFound } from '../errors.ts';
 import { pageArgs, toPage, type Page } from '../graphql/pagination.ts';
-import { isId, newId } from '../ids.ts';
+import { newId } from '../ids.ts';
+import type { Limits } from '../limits/limits.ts';
 import { ChatError, type ChatModel } from '../providers/chat.ts';
 import { checkUrl, FetchError } from '../providers/safe-fetch.ts';
 import type { Queue } from '../queue/queue.ts';
@@ -43,8 +44,8 @@ export interface FormChatStream {
 /** What a turn decided and committed; the stream only says it. */
 interface DecidedTurn {
   form: Form;
-  conversation: Conversation;
-  submission: FormSubmission;
+  conversation: ConversationRef;
+  submissionId: string;
   turn: TurnResult;
   status: FormSubmissionStatus;
   /** The intro, said before anything else in a new conversation. */
@@ -53,22 +54,32 @@ interface DecidedTurn {
   phrase: boolean;
 }
 
+/** A conversation's submission as a turn reads it; `stored` false until its first turn writes it. */
+interface SubmissionState {
+  id: string;
+  stored: boolean;
+  values: Record<string, unknown>;
+  skipped: string[];
+  currentField: string | null;
+  status: FormSubmissionStatus;
+  completedAt: Date | null;
+  /** The optimistic lock: the turn this state was read at. */
+  turn: number;
+}
+
 const SECRET_BYTES = 32;
 
 export class FormService {
   /** Compiled schemas by form id and version: compiling is the costly part of a turn. */
   private readonly compiled = new TtlCache<string, CompiledForm>(10 * 60_000, 1_000);
-  private readonly perVisitor: RateLimiter;
-  private readonly perIp: RateLimiter;
 
   constructor(
     private readonly config: Config,
     private readonly queue: Queue,
     private readonly chatModel: ChatModel | null,
-  ) {
-    this.perVisitor = new RateLimiter(config.rateLimits.perVisitorPerMinute);
-    this.perIp = new RateLimiter(config.rateLimits.perIpPerMinute);
-  }
+    private readonly limits: Limits,
+    private readonly conversations: ConversationService,
+  ) {}
 
   // ---- management: members of the owning organization only ----
 
@@ -76,7 +87,7 @@ export class FormService {
   async get(em: Em, auth: Auth, id: string): Promise<Form> {
     requireMember(auth);
     // Forms have no public side in GraphQL: another organization's form answers as unknown.
-    return assertCanChange(auth, isId(id) ? await em.findOne(Form, id) : null, 'Form');
+    return assertCanChange(auth, await findById(em, Form, id), 'Form');
   }
 
   /** Newest first. Throws UNAUTHENTICATED, BAD_USER_INPUT. */
@@ -165,101 +176,84 @@ export class FormService {
    * was answered meanwhile), BAD_USER_INPUT.
    */
   async chat(em: Em, ip: string, formId: string, input: FormChatInput): Promise<FormChatStream> {
-    const form = isId(formId) ? await em.findOne(Form, formId) : null;
+    const form = await findById(em, Form, formId);
     // The public side of a form exists only while it is published.
     if (!form || !form.published) throw notFound('Form');
     const visitorId = input.visitorId?.trim() || newId();
-    if (!this.perIp.hit(ip) || !this.perVisitor.hit(`${form.id}|${visitorId}`)) {
-      throw new AppError('RATE_LIMITED', 'Too many messages; wait a minute and try again.');
-    }
+    await this.limits.admitVisitor(em, { scope: form.id, visitorId, ip, what: 'messages' });
     const compiled = this.compile(form);
-    const { conversation, submission, isNew } = await this.conversationFor(em, form, compiled, input.conversationId, visitorId);
-    const decided = await this.decide(em, form, compiled, conversation, submission, input.query, isNew);
-    const controller = new AbortController();
-    const generator = this.say(em, decided, input.query, controller.signal);
-    let started = false;
-    const events: AsyncIterableIterator<FormChatEvent> = {
-      next: () => {
-        started = true;
-        return generator.next();
+    const conversation = await this.conversations.open(em, { organizationId: form.organization.id, formId: form.id, channel: 'form' }, input.conversationId, visitorId);
+    const submission = await this.submissionOf(em, compiled, conversation);
+    const decided = await this.decide(em, form, compiled, conversation, submission, input.query);
+    const { turn, status } = decided;
+    const events = turnStream((control) => this.say(em, decided, input.query, control), {
+      // The state is committed: a reply cut short keeps what was said, or what was meant.
+      keepPartial: async (said) => {
+        await this.storeReply(em, conversation, said || turn.reply, { currentField: turn.currentField, isValid: turn.isValid, status, incomplete: true });
+        return true;
       },
-      return: async (value?: unknown) => {
-        controller.abort();
-        // A generator left before its first step never runs its finally: store the reply here.
-        if (!started) await this.storeReply(em, conversation, decided.turn.reply, { currentField: decided.turn.currentField, isValid: decided.turn.isValid, status: decided.status, incomplete: true }).catch(() => {});
-        started = true;
-        return generator.return(value as never);
-      },
-      throw: (error?: unknown) => generator.throw(error),
-      [Symbol.asyncIterator]() {
-        return events;
-      },
-    };
+      // No query to give back: the turn's query was spent reading the message, before the stream.
+    });
     return { conversationId: conversation.id, visitorId: conversation.visitorId, events };
   }
 
-  private async conversationFor(em: Em, form: Form, compiled: CompiledForm, conversationId: string | null | undefined, visitorId: string) {
-    if (conversationId) {
-      const conversation = isId(conversationId) ? await em.findOne(Conversation, { id: conversationId, formId: form.id }) : null;
-      if (!conversation) throw notFound('Conversation');
-      const submission = await em.findOne(FormSubmission, { conversation: conversation.id });
-      if (submission) return { conversation, submission, isNew: false };
-      // A conversation without its submission (never expected): start one.
-      const created = em.create(FormSubmission, { form: form.id, conversation: conversation.id, currentField: compiled.fields[0]!.name });
-      await em.flush();
-      return { conversation, submission: created, isNew: false };
+  /** The conversation's submission; a new conversation's is written with its first message. */
+  private async submissionOf(em: Em, compiled: CompiledForm, conversation: ConversationRef): Promise<SubmissionState> {
+    const found = conversation.isNew ? null : await em.findOne(FormSubmission, { conversation: conversation.id });
+    if (found) {
+      const { id, values, skipped, currentField, status, completedAt, turn } = found;
+      return { id, stored: true, values, skipped, currentField: currentField ?? null, status, completedAt: completedAt ?? null, turn };
     }
-    // One flush, one transaction: a conversation never exists without its submission.
-    const conversation = em.create(Conversation, { organization: form.organization.id, agent: null, formId: form.id, visitorId, channel: 'form' });
-    const submission = em.create(FormSubmission, { form: form.id, conversation, currentField: compiled.fields[0]!.name });
-    await em.flush();
-    return { conversation, submission, isNew: true };
+    // A new conversation (or, never expected, one without its submission): a fresh start.
+    return { id: newId(), stored: false, values: {}, skipped: [], currentField: compiled.fields[0]!.name, status: FormSubmissionStatus.in_progress, completedAt: null, turn: 0 };
   }
 
-  /** Reads the message (with the model when there is one), then commits the new state with the visitor's message. */
-  private async decide(em: Em, form: Form, compiled: CompiledForm, conversation: Conversation, submission: FormSubmission, query: string, isNew: boolean): Promise<DecidedTurn> {
-    const state = { values: { ...submission.values }, skipped: [...submission.skipped], currentField: submission.currentField ?? null };
+  /**
+   * Reads the message (with the model when there is one), then commits the new state with the
+   * visitor's message, and the conversation itself when it is new, in one transaction.
+   */
+  private async decide(em: Em, form: Form, compiled: CompiledForm, conversation: ConversationRef, submission: SubmissionState, query: string): Promise<DecidedTurn> {
+    const isNew = conversation.isNew;
+    const state = { values: { ...submission.values }, skipped: [...submission.skipped], currentField: submission.currentField };
     const alreadyCompleted = submission.status === FormSubmissionStatus.completed;
     let phrase = false;
     let extraction: Extraction | null = null;
     let turn: TurnResult;
     if (alreadyCompleted) turn = completedTurn(state);
     else {
-      phrase = this.chatModel !== null && (await this.allowance(em, form));
+      phrase = this.chatModel !== null && (await this.reserveQuery(em, form));
       if (phrase) extraction = await this.extract(form, compiled, state, query);
       turn = playTurn(compiled, state, query, { first: isNew, extraction });
     }
     const completedNow = !alreadyCompleted && turn.completed;
     const status = alreadyCompleted || completedNow ? FormSubmissionStatus.completed : FormSubmissionStatus.in_progress;
-    const completedAt = completedNow ? new Date() : (submission.completedAt ?? null);
+    const completedAt = completedNow ? new Date() : submission.completedAt;
+    const after = { values: turn.values, skipped: turn.skipped, currentField: turn.currentField, status, completedAt, turn: submission.turn + 1 };
 
-    await em.fork().transactional(async (tx) => {
-      const changed = await tx.nativeUpdate(
-        FormSubmission,
-        { id: submission.id, turn: submission.turn },
-        { values: turn.values, skipped: turn.skipped, currentField: turn.currentField, status, completedAt, turn: submission.turn + 1, updatedAt: new Date() },
-      );
-      if (changed === 0) throw new AppError('CONFLICT', 'Another message of this conversation was answered meanwhile; send this one again.');
-      tx.create(Message, {
-        conversation: conversation.id,
-        from: MessageFrom.human,
-        text: query,
-        metadata: { field: state.currentField, accepted: turn.accepted, extractedBy: extraction ? 'model' : 'rules' },
-      });
-      await tx.flush();
+    const message = { from: MessageFrom.human, text: query, metadata: { field: state.currentField, accepted: turn.accepted, extractedBy: extraction ? 'model' : 'rules' } };
+    await this.conversations.append(em, conversation, [message], async (tx) => {
+      if (!submission.stored) {
+        tx.create(FormSubmission, { id: submission.id, form: form.id, conversation: conversation.id, ...after });
+        await tx.flush();
+      } else {
+        const changed = await tx.nativeUpdate(FormSubmission, { id: submission.id, turn: submission.turn }, { ...after, updatedAt: new Date() });
+        if (changed === 0) throw new AppError('CONFLICT', 'Another message of this conversation was answered meanwhile; send this one again.');
+      }
       // The job is committed with the completion: neither exists without the other.
       if (completedNow && form.webhookUrl) {
         await this.queue.send(tx, FORM_WEBHOOK_QUEUE, { submissionId: submission.id } satisfies FormWebhookJobData, { singletonKey: submission.id });
       }
     });
-    Object.assign(submission, { values: turn.values, skipped: turn.skipped, currentField: turn.currentField, status, completedAt, turn: submission.turn + 1 });
-    return { form, conversation, submission, turn, status, intro: isNew ? form.intro.trim() : '', phrase };
+    return { form, conversation, submissionId: submission.id, turn, status, intro: isNew ? form.intro.trim() : '', phrase };
   }
 
-  /** One model question per turn counts against the monthly allowance; when it is used up, the form goes on without the model. */
-  private async allowance(em: Em, form: Form): Promise<boolean> {
+  /**
+   * One model question per turn counts against the monthly allowance, reserved as every entry
+   * point does; when it is used up, the form goes on without the model (a form never stops for it).
+   */
+  private async reserveQuery(em: Em, form: Form): Promise<boolean> {
     try {
-      await reserveQuery(em, form.organization.id);
+      await this.limits.queries.reserve(em, form.organization.id);
       return true;
     } catch (err) {
       if (err instanceof AppError && err.code === 'PAYMENT_REQUIRED') return false;
@@ -282,75 +276,57 @@ export class FormService {
   }
 
   /** The reply as events: intro and reply text, the state, the response; then the agent message is stored. */
-  private async *say(em: Em, decided: DecidedTurn, query: string, signal: AbortSignal): AsyncGenerator<FormChatEvent> {
-    const { conversation, submission, turn, status } = decided;
+  private async *say(em: Em, decided: DecidedTurn, query: string, control: TurnControl): AsyncGenerator<FormChatEvent> {
+    const { conversation, turn, status } = decided;
     let text = '';
-    let stored = false;
-    const store = (answer: string, metadata: Record<string, unknown>) => {
-      stored = true;
-      return this.storeReply(em, conversation, answer, metadata);
+    const speak = (piece: string): FormChatEvent => {
+      text += piece;
+      control.said(piece);
+      return { type: FormChatEventType.answer, text: piece };
     };
     const state = { currentField: turn.currentField, isValid: turn.isValid };
-    try {
-      if (decided.intro) {
-        for (const piece of pieces(`${decided.intro}\n\n`)) {
-          text += piece;
-          yield { type: FormChatEventType.answer, text: piece };
+    if (decided.intro) for (const piece of pieces(`${decided.intro}\n\n`)) yield speak(piece);
+    let said = false;
+    if (decided.phrase) {
+      try {
+        for await (const chunk of this.chatModel!.stream(phrasingTurns(decided.form.name, query, turn.reply), { model: this.config.models.model_3_5_turbo, temperature: 0.3 }, control.signal)) {
+          if (chunk.type !== 'text') continue;
+          said = true;
+          yield speak(chunk.text);
+        }
+      } catch (err) {
+        // The state is committed whatever the model does; only its words are missing, so the
+        // deterministic reply follows (after what the model managed to say, if anything).
+        if (!(err instanceof ChatError)) throw err;
+        if (said) {
+          yield speak('\n\n');
+          said = false;
         }
       }
-      let said = false;
-      if (decided.phrase) {
-        try {
-          for await (const chunk of this.chatModel!.stream(phrasingTurns(decided.form.name, query, turn.reply), { model: this.config.models.model_3_5_turbo, temperature: 0.3 }, signal)) {
-            if (chunk.type !== 'text') continue;
-            said = true;
-            text += chunk.text;
-            yield { type: FormChatEventType.answer, text: chunk.text };
-          }
-        } catch (err) {
-          // The state is committed whatever the model does; only its words are missing, so the
-          // deterministic reply follows (after what the model managed to say, if anything).
-          if (!(err instanceof ChatError)) throw err;
-          if (said) {
-            text += '\n\n';
-            yield { type: FormChatEventType.answer, text: '\n\n' };
-            said = false;
-          }
-        }
-      }
-      if (!said) {
-        for (const piece of pieces(turn.reply)) {
-          text += piece;
-          yield { type: FormChatEventType.answer, text: piece };
-        }
-      }
-      const messageId = await store(text, { ...state, status });
-      yield { type: FormChatEventType.metadata, metadata: state };
-      yield {
-        type: FormChatEventType.endpoint_response,
-        response: {
-          answer: text,
-          conversationId: conversation.id,
-          visitorId: conversation.visitorId,
-          currentField: turn.currentField,
-          isValid: turn.isValid,
-          values: turn.values,
-          status,
-          submissionId: submission.id,
-          messageId,
-        },
-      };
-    } finally {
-      // The visitor left, or the model failed mid-reply: keep what was said, or what was meant.
-      if (!stored) await store(text || turn.reply, { ...state, status, incomplete: true }).catch(() => {});
     }
+    if (!said) for (const piece of pieces(turn.reply)) yield speak(piece);
+    const messageId = await this.storeReply(em, conversation, text, { ...state, status });
+    control.done();
+    yield { type: FormChatEventType.metadata, metadata: state };
+    yield {
+      type: FormChatEventType.endpoint_response,
+      response: {
+        answer: text,
+        conversationId: conversation.id,
+        visitorId: conversation.visitorId,
+        currentField: turn.currentField,
+        isValid: turn.isValid,
+        values: turn.values,
+        status,
+        submissionId: decided.submissionId,
+        messageId,
+      },
+    };
   }
 
-  private async storeReply(em: Em, conversation: Conversation, text: string, metadata: Record<string, unknown>): Promise<string> {
-    const fork = em.fork();
-    const message = fork.create(Message, { conversation: conversation.id, from: MessageFrom.agent, text, metadata });
-    await fork.flush();
-    return message.id;
+  private async storeReply(em: Em, conversation: ConversationRef, text: string, metadata: Record<string, unknown>): Promise<string> {
+    const [message] = await this.conversations.append(em, conversation, [{ from: MessageFrom.agent, text, metadata }]);
+    return message!.id;
   }
 
   private compile(form: Form): CompiledForm {

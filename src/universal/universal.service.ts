@@ -17,9 +17,8 @@ import type { Config } from '../config.ts';
 import type { Em } from '../db/orm.ts';
 import { AppError, badInput } from '../errors.ts';
 import { loadDocument, LoaderError } from '../ingestion/loaders/index.ts';
+import type { Limits } from '../limits/limits.ts';
 import { ChatError, type ChatModel, type ChatTurn, type ContentPart } from '../providers/chat.ts';
-import { RateLimiter } from '../answers/rate-limit.ts';
-import { refundQuery, reserveQuery } from '../answers/usage.ts';
 import { probeEnvironment, type Capabilities, type Environment, type ToolOptions } from './capabilities.ts';
 import { checkBase64, formatOf, normalizeFileType, sniffType, SUPPORTED_LIST, type FileKind, type FileType } from './formats.ts';
 import { MediaError, runMediaJob } from './media.ts';
@@ -107,16 +106,13 @@ interface ValidFile {
 
 export class UniversalService {
   private environment: Promise<Environment> | null = null;
-  private readonly outsiders: RateLimiter;
-
   constructor(
     private readonly config: Config,
     private readonly chat: ChatModel | null,
     private readonly agents: AgentService,
+    private readonly limits: Limits,
     private readonly options: UniversalOptions = {},
-  ) {
-    this.outsiders = new RateLimiter(config.rateLimits.perVisitorPerMinute);
-  }
+  ) {}
 
   /** What this process can do (ffmpeg, OCR, models), probed once. */
   async capabilities(): Promise<Capabilities> {
@@ -133,9 +129,8 @@ export class UniversalService {
   async process(em: Em, auth: Auth, agentIdOrHandle: string, input: UniversalInput, opts: { ip?: string; signal?: AbortSignal } = {}): Promise<UniversalResult> {
     const agent = await this.agents.get(em, auth, agentIdOrHandle);
     const outsider = auth.kind === 'anonymous' || auth.organizationId !== agent.organization.id;
-    if (outsider && !this.outsiders.hit(`${agent.id}|${opts.ip ?? 'unknown'}`)) {
-      throw new AppError('RATE_LIMITED', 'Too many files; wait a minute and try again.');
-    }
+    // No visitor id here: the address is the visitor.
+    if (outsider) await this.limits.admitVisitor(em, { scope: agent.id, visitorId: null, ip: opts.ip ?? 'unknown', what: 'files' });
     const file = this.validate(input);
     const env = await this.env();
     const userQuery = (input.userQuery ?? '').trim();
@@ -144,21 +139,20 @@ export class UniversalService {
     let answer: { text: string; model: string; by: 'vision' | 'chat' } | null = null;
     const wantsAnswer = userQuery !== '' && this.chat !== null;
     const canSee = wantsAnswer && extraction.visionImage !== undefined && env.capabilities.vision.available;
-    let reserved = false;
+    /** The period of the query reserved for the model calls, once one is. */
+    let reserved: string | null = null;
     try {
       if (extraction.pendingAudio) {
-        await reserveQuery(em, agent.organization.id);
-        reserved = true;
+        reserved = await this.limits.queries.reserve(em, agent.organization.id);
         await this.transcribeInto(extraction, opts.signal);
       }
       // A model answers from what was found: with no text (and no image to look at) there is nothing to answer from.
       if (wantsAnswer && (canSee || extraction.text.trim() !== '')) {
-        if (!reserved) await reserveQuery(em, agent.organization.id);
-        reserved = true;
+        reserved ??= await this.limits.queries.reserve(em, agent.organization.id);
         answer = canSee ? await this.askVision(agent, file, extraction, userQuery, opts.signal) : await this.askChat(agent, file, extraction, userQuery, opts.signal);
       }
     } catch (error) {
-      if (reserved) await refundQuery(em, agent.organization.id).catch(() => {});
+      if (reserved) await this.limits.queries.refund(em, agent.organization.id, reserved).catch(() => {});
       throw upstream(error);
     } finally {
       if (extraction.cleanup) await extraction.cleanup();

@@ -1,3 +1,7 @@
+/**
+ * The monthly query allowance: one query per answer (and per model call of a form turn or the
+ * universal processor), counted per organization and month in `organization_usage`.
+ */
 import type { Em } from '../db/orm.ts';
 import { rawQuery } from '../db/raw.ts';
 import { AppError } from '../errors.ts';

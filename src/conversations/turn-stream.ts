@@ -1,0 +1,74 @@
+/**
+ * The one stream of a conversation turn, for answers and forms alike. It starts producing at
+ * once (the model request is on its way while the caller sets up its transport), and when the
+ * turn ends before it is stored complete (the client left, the model failed), it cancels the
+ * model call and settles: the partial reply is kept, or the unused query is given back.
+ */
+
+/** What a producer is given. */
+export interface TurnControl {
+  /** Aborted when the turn stops early: pass it to the model call. */
+  readonly signal: AbortSignal;
+  /** Records text said to the visitor: what a partial reply keeps. */
+  said(text: string): void;
+  /** The turn is stored complete: stopping after this settles nothing. */
+  done(): void;
+}
+
+export interface TurnSettlement {
+  /**
+   * Keeps the reply of a turn that stopped early (with `metadata.incomplete`); `said` is the text
+   * produced so far, '' when none. Returns whether it kept a message.
+   */
+  keepPartial(said: string): Promise<boolean>;
+  /** Gives the turn's reserved query back; called when nothing was kept. Omitted when the turn holds none. */
+  giveQueryBack?: () => Promise<void>;
+}
+
+/** `events` yields what `produce` yields; `return()` stops the model call at once, even mid-chunk. */
+export function turnStream<E>(produce: (turn: TurnControl) => AsyncGenerator<E>, settlement: TurnSettlement): AsyncIterableIterator<E> {
+  const controller = new AbortController();
+  let text = '';
+  let finished = false;
+  const control: TurnControl = {
+    signal: controller.signal,
+    said: (piece) => {
+      text += piece;
+    },
+    done: () => {
+      finished = true;
+    },
+  };
+  async function* run(): AsyncGenerator<E> {
+    try {
+      yield* produce(control);
+    } finally {
+      if (!finished) {
+        controller.abort();
+        const kept = await settlement.keepPartial(text).catch(() => false);
+        if (!kept) await settlement.giveQueryBack?.().catch(() => {});
+      }
+    }
+  }
+  const generator = run();
+  // Started now, so the generator is always running when it is left: its finally settles the turn.
+  let first: Promise<IteratorResult<E>> | null = generator.next();
+  first.catch(() => {}); // reported to whoever reads it; never an unhandled rejection
+  const events: AsyncIterableIterator<E> = {
+    next: () => {
+      const pending = first;
+      first = null;
+      return pending ?? generator.next();
+    },
+    return: (value?: unknown) => {
+      first = null;
+      controller.abort();
+      return generator.return(value as never);
+    },
+    throw: (error?: unknown) => generator.throw(error),
+    [Symbol.asyncIterator]() {
+      return events;
+    },
+  };
+  return events;
+}

@@ -1,0 +1,112 @@
+/**
+ * Every limit of the service, behind one object built once per process (`services.limits`) and
+ * called the same way by every entry point (answers, forms, the universal processor, sign-in):
+ *
+ * - monthly queries: `limits.queries.reserve / refund` (PAYMENT_REQUIRED), one query reserved ahead;
+ * - stored tokens and crawl pages: `limits.content` (content.ts; ingestion calls it);
+ * - request rates of outside visitors: `limits.admitVisitor` (RATE_LIMITED);
+ * - the sign-in throttle: `limits.admitSignIn / signedIn` (RATE_LIMITED).
+ *
+ * Rates and the throttle are counted in PostgreSQL (rates.ts), so they hold across processes and
+ * restarts. The keys of `rate_counters`:
+ *   `ip:<address>`              every anonymous request from one address, whatever it asks (an
+ *                               agent, a form, the universal processor): RATE_LIMIT_IP_PER_MINUTE;
+ *   `visitor:<scope>|<visitor>` one visitor id of one agent or form (the universal processor,
+ *                               which has no visitor id, uses the address): RATE_LIMIT_VISITOR_PER_MINUTE;
+ *   `sign-in:<address>|<email>` sign-in attempts, cleared by a success: 10 per 15 minutes.
+ * Every refusal carries `details.retryAfterSeconds`: when the window that refused ends.
+ */
+import type { Config } from '../config.ts';
+import type { Em } from '../db/orm.ts';
+import { AppError } from '../errors.ts';
+import { assertStoredTokensLeft, crawlPageLimit, tokenAllowance, tokensFit } from './content.ts';
+import { QueryAllowance } from './queries.ts';
+import { forget, hit, prune } from './rates.ts';
+
+const MINUTE = 60;
+const SIGN_IN_FAILURES = 10;
+const SIGN_IN_WINDOW_SECONDS = 15 * 60;
+/** Ended windows are deleted at most this often per process. */
+const PRUNE_EVERY_MS = 60_000;
+
+export interface Visitor {
+  /** The agent or form asked: a visitor id counts per scope. */
+  scope: string;
+  /** The visitor's id; null when the caller has none (the address stands for it). */
+  visitorId: string | null;
+  ip: string;
+  /** What is counted, said in the refusal ("questions", "messages", "files"). */
+  what: string;
+}
+
+export class Limits {
+  /** The monthly query allowance (one query reserved ahead per organization). */
+  readonly queries = new QueryAllowance();
+  /** The organization's stored tokens and crawl pages. */
+  readonly content = { tokenAllowance, tokensFit, assertStoredTokensLeft, crawlPageLimit };
+  private lastPrune = 0;
+  private pruning: Promise<void> | null = null;
+  private closed = false;
+
+  constructor(private readonly rates: Config['rateLimits']) {}
+
+  /**
+   * Counts one request of an outside visitor against its address's budget (shared by every
+   * feature) and its own (per agent or form). Throws RATE_LIMITED when either is spent.
+   */
+  async admitVisitor(em: Em, visitor: Visitor): Promise<void> {
+    const perIp = `ip:${visitor.ip}`;
+    const perVisitor = `visitor:${visitor.scope}|${visitor.visitorId ?? visitor.ip}`;
+    const counts = await hit(em, [
+      { key: perIp, windowSeconds: MINUTE },
+      { key: perVisitor, windowSeconds: MINUTE },
+    ]);
+    this.pruneNowAndThen(em);
+    const over = counts.filter((c) => c.hits > (c.key === perIp ? this.rates.perIpPerMinute : this.rates.perVisitorPerMinute));
+    if (over.length) {
+      const retryAfterSeconds = Math.max(...over.map((c) => c.retryAfterSeconds));
+      throw new AppError('RATE_LIMITED', `Too many ${visitor.what}; wait a minute and try again.`, { retryAfterSeconds });
+    }
+  }
+
+  /**
+   * Counts a sign-in attempt of this address for this email; `signedIn` clears the count, so
+   * what remains are failures. Counting before the password is checked means guesses sent
+   * at once cannot all pass. Throws RATE_LIMITED after 10 failures in 15 minutes.
+   */
+  async admitSignIn(em: Em, ip: string, email: string): Promise<void> {
+    const [count] = await hit(em, [{ key: signInKey(ip, email), windowSeconds: SIGN_IN_WINDOW_SECONDS }]);
+    this.pruneNowAndThen(em);
+    if (count!.hits > SIGN_IN_FAILURES) {
+      throw new AppError('RATE_LIMITED', 'Too many failed sign-ins; try again in 15 minutes.', { retryAfterSeconds: count!.retryAfterSeconds });
+    }
+  }
+
+  /** A sign-in succeeded: its address and email start again from zero. */
+  async signedIn(em: Em, ip: string, email: string): Promise<void> {
+    await forget(em, signInKey(ip, email));
+  }
+
+  /** Gives reserved queries back and waits for background work; the database must still be open. */
+  async close(em: Em): Promise<void> {
+    this.closed = true;
+    await this.pruning;
+    await this.queries.close(em);
+  }
+
+  /** In the background: a request never waits for it, and a failure only delays it. */
+  private pruneNowAndThen(em: Em): void {
+    const now = Date.now();
+    if (this.closed || this.pruning || now - this.lastPrune < PRUNE_EVERY_MS) return;
+    this.lastPrune = now;
+    this.pruning = prune(em)
+      .catch(() => {})
+      .finally(() => {
+        this.pruning = null;
+      });
+  }
+}
+
+function signInKey(ip: string, email: string): string {
+  return `sign-in:${ip}|${email}`;
+}

@@ -1,0 +1,49 @@
+/**
+ * Request rates counted in PostgreSQL (table `rate_counters`, migration 20261125000000), so every
+ * API process counts against the same budget and a restart forgets nothing. A window opens at a
+ * key's first hit and lasts `windowSeconds`; database time decides, so processes whose clocks
+ * differ still agree. (rate-limiter-flexible's Postgres store wants a pg client; PGlite is not one.)
+ */
+import type { Em } from '../db/orm.ts';
+import { rawQuery } from '../db/raw.ts';
+
+export interface Hit {
+  key: string;
+  windowSeconds: number;
+}
+
+export interface Count {
+  key: string;
+  /** Hits of the key in its window, this one included. */
+  hits: number;
+  /** Seconds until the key's window ends (at least 1). */
+  retryAfterSeconds: number;
+}
+
+/**
+ * One statement counts a hit on every key given ($1 keys, $2 their windows in seconds): a key
+ * whose window has ended starts a new one at 1. The keys must differ (an upsert cannot touch
+ * one row twice).
+ */
+export const HIT_SQL = `insert into rate_counters as c (key, hits, expires_at)
+  select k, 1, now() + make_interval(secs => w) from unnest($1::text[], $2::integer[]) as t(k, w)
+on conflict (key) do update set
+  hits = case when c.expires_at > now() then c.hits + 1 else 1 end,
+  expires_at = case when c.expires_at > now() then c.expires_at else excluded.expires_at end
+returning c.key, c.hits, greatest(1, ceil(extract(epoch from c.expires_at - now())))::integer as retry_after`;
+
+/** Counts one hit on each key, in one statement. */
+export async function hit(em: Em, hits: Hit[]): Promise<Count[]> {
+  const rows = await rawQuery<{ key: string; hits: number; retry_after: number }>(em, HIT_SQL, [hits.map((h) => h.key), hits.map((h) => h.windowSeconds)]);
+  return rows.map((r) => ({ key: r.key, hits: Number(r.hits), retryAfterSeconds: Number(r.retry_after) }));
+}
+
+/** Forgets a key (a sign-in that succeeded clears its failures). */
+export async function forget(em: Em, key: string): Promise<void> {
+  await rawQuery(em, 'delete from rate_counters where key = $1', [key]);
+}
+
+/** Deletes the rows of ended windows (keys never seen again would otherwise stay forever). */
+export async function prune(em: Em): Promise<void> {
+  await rawQuery(em, 'delete from rate_counters where expires_at < now()');
+}
