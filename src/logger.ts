@@ -54,7 +54,7 @@ export interface LoggerOptions {
 }
 
 export function createLogger(level: LogLevel, opts: LoggerOptions = {}): Logger {
-  const destination = opts.destination ?? (opts.pretty ? pretty({ destination: 2, sync: true, colorize: true, translateTime: 'SYS:HH:MM:ss.l' }) : pino.destination({ dest: 2, sync: true }));
+  const destination = opts.destination ?? (opts.pretty ? pretty({ destination: 2, sync: true, colorize: true, singleLine: true, translateTime: 'SYS:HH:MM:ss.l' }) : pino.destination({ dest: 2, sync: true }));
   const base = pino(
     {
       level,

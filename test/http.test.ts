@@ -87,7 +87,7 @@ describe('credentials before the body', () => {
     form.append('file', new Blob(['hello from a member'], { type: 'text/plain' }), 'hello.txt');
     const res = await fetch(`${app.api}/external/datastores/file-upload/${privateStore}`, { method: 'POST', body: form, headers: { authorization: `Bearer ${org.apiKey}` } });
     expect(res.status).toBe(200);
-    expect((await res.json()).fileName).toBe('hello.txt');
+    expect(((await res.json()) as any).fileName).toBe('hello.txt');
   });
 });
 
@@ -99,7 +99,7 @@ describe('the upload link is a REST row', () => {
 
     const wrongType = await put('x', { 'content-type': 'application/pdf' });
     expect(wrongType.status).toBe(400);
-    expect((await wrongType.json()).error.code).toBe('BAD_USER_INPUT');
+    expect(((await wrongType.json()) as any).error.code).toBe('BAD_USER_INPUT');
 
     // The link is the credential: a stale Authorization header beside it changes nothing.
     const ok = await put('some notes', { 'content-type': 'text/plain', authorization: 'Bearer ak_stale', 'x-request-id': 'put-1' });
@@ -119,7 +119,7 @@ describe('the upload link is a REST row', () => {
   it('answers a PUT to another path under /uploads with the table', async () => {
     const res = await fetch(`${app.url}/uploads/not-a-token`, { method: 'PUT', body: 'x', headers: { 'content-type': 'text/plain' } });
     expect(res.status).toBe(403);
-    expect((await res.json()).error).toEqual({ code: 'FORBIDDEN', message: 'The upload link is invalid.' });
+    expect(((await res.json()) as any).error).toEqual({ code: 'FORBIDDEN', message: 'The upload link is invalid.' });
   });
 });
 

@@ -3,7 +3,7 @@
  * the status and the documented JSON shape, and that a refused call changed nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gql, http, newOrganization } from './support/client.ts';
+import { gql, http, newOrganization, type HttpResult } from './support/client.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { routes } from '../rest/routes.ts';
 
@@ -252,7 +252,7 @@ describe('REST errors name REST fields', () => {
 
   const post = (path: () => string, body: unknown) => () => http('POST', `${app.api}${path()}`, { token: own.apiKey, body });
   // [row, request, the REST field named, how the message goes on]
-  const cases: [string, () => Promise<Awaited<ReturnType<typeof http>>>, string, RegExp][] = [
+  const cases: [string, () => Promise<HttpResult>, string, RegExp][] = [
     ['4. datastore query {}', post(() => `/datastores/${storeId}/query`, {}), 'query', /^query is required\.$/],
     ['4. datastore query topK', post(() => `/datastores/${storeId}/query`, { query: 'x', topK: 'many' }), 'topK', /^topK must be a whole number\.$/],
     ['4. datastore query query type', post(() => `/datastores/${storeId}/query`, { query: 5 }), 'query', /^query must be a string\.$/],
