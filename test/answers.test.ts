@@ -406,6 +406,54 @@ describe('the monthly allowance (one query reserved ahead)', () => {
     expect(await stored(m.organizationId)).toBe(2); // still one answer and one reserved ahead
   });
 
+  it('a stream left mid-answer keeps the partial answer (incomplete) and its query; one left before any text gives its query back', async () => {
+    const m = await metered(10);
+    const messagesOf = async (visitorId: string) =>
+      (await app.db.orm.em.getConnection().execute(`select m."from", m.text, m.metadata from messages m join conversations c on c.id = m.conversation_id where c.visitor_id = ? order by m.id`, [visitorId])) as { from: string; text: string; metadata: any }[];
+    const reply = Array.from({ length: 200 }, (_, i) => `word${i}`).join(' ');
+    model.setChatReply(() => reply);
+    try {
+      model.setStreamTiming({ tokenDelayMs: 20 });
+      const left = new AbortController();
+      const res = await fetch(`${app.api}/agents/${m.agent}/query`, { method: 'POST', signal: left.signal, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'long one', streaming: true, visitorId: 'leaves-mid-answer' }) });
+      const reader = res.body!.getReader();
+      let seen = '';
+      while (!seen.includes('event: answer')) seen += new TextDecoder().decode((await reader.read()).value);
+      const aborted = model.aborted();
+      left.abort();
+      await model.whenAborted(aborted + 1);
+      await waitFor(async () => (await messagesOf('leaves-mid-answer')).length === 2, 10_000, 'the partial answer');
+      const [human, partial] = await messagesOf('leaves-mid-answer');
+      expect(human).toMatchObject({ from: 'human', text: 'long one' });
+      expect(partial!.from).toBe('agent');
+      expect(partial!.metadata).toEqual({ incomplete: true });
+      expect(partial!.text.length).toBeGreaterThan(0);
+      expect(reply.startsWith(partial!.text)).toBe(true);
+      expect(partial!.text.length).toBeLessThan(reply.length);
+      await app.services.limits.queries.settled();
+      expect(await stored(m.organizationId)).toBe(1); // the partial answer counts; nothing reserved ahead
+
+      // Left while the model has said nothing yet: nothing is stored, and the query goes back.
+      model.setStreamTiming({ firstTokenDelayMs: 3_000 });
+      const early = new AbortController();
+      const chats = model.requests.length;
+      const pending = fetch(`${app.api}/agents/${m.agent}/query`, { method: 'POST', signal: early.signal, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'never mind', streaming: true, visitorId: 'leaves-early' }) }).catch(() => null);
+      await waitFor(async () => model.requests.length > chats, 10_000, 'the model call');
+      const abortedBefore = model.aborted();
+      early.abort();
+      await pending;
+      await model.whenAborted(abortedBefore + 1);
+      model.setStreamTiming({ tokenDelayMs: 0 });
+      await app.services.limits.queries.settled();
+      expect(await messagesOf('leaves-early')).toEqual([]);
+      expect((await ask(m.agent, { query: 'short one' })).status).toBe(200);
+      await app.services.limits.queries.settled();
+      expect(await stored(m.organizationId)).toBe(3); // the partial answer, this answer, and one reserved ahead
+    } finally {
+      model.setStreamTiming({ tokenDelayMs: 0 });
+    }
+  });
+
   it('gives reserved-ahead queries back when closed, a past month\'s to that month', async () => {
     const m = await metered(100);
     const em = app.db.orm.em.fork();

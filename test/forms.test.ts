@@ -364,6 +364,53 @@ describe('with a chat model', () => {
   });
 });
 
+describe('a reply left early', () => {
+  it('keeps the state and the words said (incomplete); the model call stops, the query it spent stays counted', async () => {
+    const owner = await newOrganization(modelApp.url, 'Leaving forms');
+    const { form } = await createForm(modelApp, owner.apiKey, { name: 'Contact', schema: SIGNUP_SCHEMA, published: true });
+    const phrased = Array.from({ length: 200 }, (_, i) => `word${i}`).join(' ');
+    model.setChatReply((body) => (String(body.messages?.[0]?.content ?? '').startsWith('You extract form values') ? '{"values": {"name": "Ada Lovelace"}, "skip": []}' : phrased));
+    model.setStreamTiming({ tokenDelayMs: 20 });
+    try {
+      const left = new AbortController();
+      const res = await fetch(`${modelApp.api}/forms/${form.id}/chat`, { method: 'POST', signal: left.signal, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'I am Ada Lovelace', streaming: true, visitorId: 'leaves-form' }) });
+      const reader = res.body!.getReader();
+      let seen = '';
+      while (!seen.includes('event: answer')) seen += new TextDecoder().decode((await reader.read()).value);
+      const aborted = model.aborted();
+      left.abort();
+      await model.whenAborted(aborted + 1);
+      const db = modelApp.db.orm.em.getConnection();
+      const messages = async () => (await db.execute(`select m."from", m.text, m.metadata from messages m join conversations c on c.id = m.conversation_id where c.visitor_id = 'leaves-form' order by m.id`)) as { from: string; text: string; metadata: any }[];
+      await waitFor(async () => (await messages()).length === 2, 10_000, 'the partial reply');
+      const [human, partial] = await messages();
+      expect(human).toMatchObject({ from: 'human', text: 'I am Ada Lovelace' });
+      expect(partial!.metadata).toEqual({ currentField: 'email', isValid: true, status: 'in_progress', incomplete: true });
+      expect(partial!.text.length).toBeGreaterThan(0);
+      expect(phrased.startsWith(partial!.text)).toBe(true);
+      expect(partial!.text.length).toBeLessThan(phrased.length);
+      // The answer given is kept: the next message continues from it.
+      const [submission] = await db.execute(`select s."values", s.current_field from form_submissions s where s.form_id = ?`, [form.id]);
+      expect(submission).toMatchObject({ values: { name: 'Ada Lovelace' }, current_field: 'email' });
+      const [usage] = await db.execute('select coalesce(sum(queries), 0)::int as n from organization_usage where organization_id = ?', [owner.organizationId]);
+      expect(usage.n).toBe(1);
+    } finally {
+      model.setStreamTiming({ tokenDelayMs: 0 });
+    }
+  });
+
+  it('a new conversation is written with its first message and its submission, at turn 1', async () => {
+    const { form } = await createForm(app, org.apiKey, { name: 'Lazy', schema: SIGNUP_SCHEMA, published: true });
+    const count = async () => Number((await app.db.orm.em.getConnection().execute('select count(*)::int as n from conversations where form_id = ?', [form.id]))[0].n);
+    const first = await chat(form.id, { query: 'Hello' });
+    expect(first.status).toBe(200);
+    expect(await count()).toBe(1);
+    const rows = await app.db.orm.em.getConnection().execute(`select c.channel, c.visitor_id, s.turn from conversations c join form_submissions s on s.conversation_id = c.id where c.id = ?`, [first.body.conversationId]);
+    expect(rows).toEqual([{ channel: 'form', visitor_id: first.body.visitorId, turn: 1 }]);
+    expect((await chat(form.id, { query: 'Ada', conversationId: first.body.conversationId })).body.currentField).toBe('email');
+  });
+});
+
 describe('the deterministic reading', () => {
   it('normalises dates, numbers, yes/no and choices', () => {
     for (const [text, iso] of [
