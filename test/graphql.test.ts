@@ -1,8 +1,11 @@
 /** Each GraphQL operation of the foundation, with its invalid inputs, against the real database. */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { parse, specifiedRules, validate } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { depthLimit } from '../src/graphql/depth-limit.ts';
+import { normalizeError } from '../src/graphql/errors.ts';
+import { Organization } from '../src/organizations/organization.entity.ts';
+import { MemberRole } from '../src/auth/membership.entity.ts';
 import { createSchema } from '../src/graphql/schema.ts';
 import { gql, http, newOrganization } from './support/client.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
@@ -120,6 +123,24 @@ describe('API keys', () => {
     expect(codes(otherOrg)).toEqual(['NOT_FOUND']);
     const empty = await gql(app.url, `mutation { createApiKey(input: { name: "" }) { key } }`, {}, { token: acme.session });
     expect(codes(empty)).toEqual(['BAD_USER_INPUT']);
+  });
+
+  it('revoking a malformed or unknown id is NOT_FOUND, never a database error', async () => {
+    const malformed = await gql(app.url, `mutation { revokeApiKey(id: "not-a-uuid") { id } }`, {}, { token: acme.session });
+    expect(codes(malformed)).toEqual(['NOT_FOUND']);
+    expect(malformed.errors![0].extensions.details).toEqual({ field: 'id' });
+    const unknown = await gql(app.url, `mutation($id: ID!) { revokeApiKey(id: $id) { id } }`, { id: randomUUID() }, { token: acme.session });
+    expect(codes(unknown)).toEqual(['NOT_FOUND']);
+    expect(unknown.errors![0].message).toBe('API key not found.');
+    // Past the schema's edge too: the service's own lookup never sends such text to the database.
+    const owner = { kind: 'session' as const, organizationId: acme.organizationId, userId: acme.userId, sessionId: randomUUID(), role: MemberRole.owner };
+    await expect(app.services.auth.revokeApiKey(app.db.orm.em.fork(), owner, 'not-a-uuid')).rejects.toMatchObject({ code: 'NOT_FOUND', message: 'API key not found.' });
+  });
+
+  it("the ORM's own not-found (findOneOrFail) is NOT_FOUND, its query kept inside", async () => {
+    const thrown = await app.db.orm.em.fork().findOneOrFail(Organization, randomUUID()).catch((err: unknown) => err);
+    const { error, internal } = normalizeError(thrown);
+    expect({ code: error.code, message: error.message, internal }).toEqual({ code: 'NOT_FOUND', message: 'Not found.', internal: false });
   });
 });
 

@@ -2,7 +2,8 @@
  * A malformed id is the client's mistake, never the server's: every ID the schema accepts (an
  * argument, an item of a list argument, a field of an input object) and every `:param` of the
  * REST table, given "not-a-uuid" by a signed-in owner, answers NOT_FOUND (or BAD_USER_INPUT),
- * never INTERNAL or 500. The cases are generated from the built schema and the route table, so
+ * never INTERNAL or 500. (Arguments stop at the schema's edge, src/graphql/id-guard.ts; IDs inside
+ * input objects at the services' lookups, src/db/find.ts.) The cases are generated from the built schema and the route table, so
  * a field or a route added later is covered without editing this file.
  */
 import { randomUUID } from 'node:crypto';
@@ -40,7 +41,7 @@ beforeAll(async () => {
   owner = await newOrganization(app.url, 'Ids');
   real.datastore = await createDatastore(app, owner.apiKey, 'public');
   real.datasource = (await must(`mutation($i: CreateDatasourceInput!) { createDatasource(input: $i) { id } }`, { i: { datastoreId: real.datastore, type: 'text', name: 'note', text: 'Ada wrote programs.' } })).createDatasource.id;
-  real.agent = (await must(`mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }`, { i: { name: 'Ids', visibility: 'public', datastoreIds: [real.datastore] } })).createAgent.id;
+  real.agent = (await must(`mutation($i: CreateAgentInput!) { createAgent(input: $i) { id } }`, { i: { name: 'Ids', handle: 'ids-agent', visibility: 'public', datastoreIds: [real.datastore] } })).createAgent.id;
   real.conversation = (await must(`mutation($id: ID!) { agentQuery(id: $id, input: { query: "hello" }) { conversationId } }`, { id: real.agent })).agentQuery.conversationId;
   real.form = (await must(`mutation($i: CreateFormInput!) { createForm(input: $i) { form { id } } }`, { i: { name: 'F', published: true, schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } } })).createForm.form.id;
   real.apiKey = (await must(`{ apiKeys { id } }`, {})).apiKeys[0].id;
@@ -113,6 +114,16 @@ describe('every ID the schema accepts, given "not-a-uuid"', () => {
     }
     expect(failures.join('\n')).toBe('');
   }, 120_000);
+});
+
+describe('an agent named by its @handle', () => {
+  it('is still found where an ID is taken: read, asked (any case), over GraphQL and REST', async () => {
+    expect((await must(`query($id: ID!) { agent(id: $id) { id } }`, { id: '@ids-agent' })).agent.id).toBe(real.agent);
+    expect((await must(`mutation($id: ID!) { agentQuery(id: $id, input: { query: "hello" }) { conversationId } }`, { id: '@IDS-Agent' })).agentQuery.conversationId).toBeTruthy();
+    const rest = await fetch(`${app.api}/agents/@ids-agent`);
+    expect(rest.status).toBe(200);
+    expect(((await rest.json()) as { id: string }).id).toBe(real.agent);
+  });
 });
 
 /** A body that would pass validation, so the request reaches the lookup of its path's id. */

@@ -11,6 +11,7 @@ import { ConversationResolver } from '../conversations/conversation.resolver.ts'
 import { FormResolver, FormSubmissionResolver } from '../forms/form.resolver.ts';
 import { UniversalResolver } from '../universal/universal.resolver.ts';
 import type { Context } from './context.ts';
+import { guardIds } from './id-guard.ts';
 import { guardArguments } from './text-guard.ts';
 import { validateArgument } from './validate.ts';
 
@@ -21,8 +22,8 @@ const authChecker: AuthChecker<Context> = ({ root, context }) => {
 };
 
 export async function createSchema(): Promise<GraphQLSchema> {
-  // Text PostgreSQL cannot store is refused on every argument, before any resolver runs.
-  return guardArguments(await buildSchema({
+  // Text PostgreSQL cannot store is refused on every argument, then malformed ids, before any resolver runs.
+  return guardArguments(guardIds(await buildSchema({
     resolvers: [AuthResolver, AgentResolver, DatastoreResolver, DatasourceResolver, AnswerResolver, ConversationResolver, FormResolver, FormSubmissionResolver, UniversalResolver],
     authChecker,
     // Our subscriptions bring their own iterators (the cross-process event bus); TypeGraphQL
@@ -30,7 +31,7 @@ export async function createSchema(): Promise<GraphQLSchema> {
     pubSub: createPubSub(),
     // class-validator imported once (type-graphql's default imports it per argument), same errors.
     validateFn: validateArgument,
-  }));
+  })));
 }
 
 /** The SDL committed as schema.graphql (sorted, so the file diffs cleanly). */

@@ -1,0 +1,55 @@
+/**
+ * Malformed ids stop at the edge: an `ID` argument that is neither a uuid (every id this service
+ * issues) nor an `@handle` (agents are also named by handle) can match nothing, so the field
+ * answers NOT_FOUND before its resolver runs, and no such text ever reaches a uuid column as a
+ * database error. A field added later is covered without doing anything.
+ *
+ * IDs inside input objects (`datastoreIds`, `conversationId`) are left to the services'
+ * lookups (db/find.ts), which name the field they belong to.
+ */
+import { getNullableType, isListType, isObjectType, isScalarType, type GraphQLArgument, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
+import { AppError } from '../errors.ts';
+import { isId } from '../ids.ts';
+
+/** A uuid, or `@` and a name the agent service resolves (or, anywhere else, finds nothing). */
+export function isWellFormedId(value: string): boolean {
+  return isId(value) || (value.length > 1 && value.length <= 100 && value.startsWith('@'));
+}
+
+function isIdArgument(arg: GraphQLArgument): boolean {
+  const type = getNullableType(arg.type);
+  const item = isListType(type) ? getNullableType(type.ofType) : type;
+  return isScalarType(item) && item.name === 'ID';
+}
+
+/** Throws NOT_FOUND naming the first ID argument that cannot be an id. */
+export function assertWellFormedIds(args: Record<string, unknown>, names: readonly string[]): void {
+  for (const name of names) {
+    const value = args[name];
+    const values = Array.isArray(value) ? value : [value];
+    if (values.some((v) => typeof v === 'string' && !isWellFormedId(v))) {
+      throw new AppError('NOT_FOUND', `Not found: ${name} is not a well-formed id.`, { field: name });
+    }
+  }
+}
+
+/** Wraps every field with an ID argument (subscriptions when they start) with the check. */
+export function guardIds(schema: GraphQLSchema): GraphQLSchema {
+  const subscription = schema.getSubscriptionType();
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (!isObjectType(type) || type.name.startsWith('__')) continue;
+    for (const field of Object.values(type.getFields())) {
+      const names = field.args.filter(isIdArgument).map((a) => a.name);
+      if (!names.length) continue;
+      const wrap = (fn: GraphQLFieldResolver<unknown, unknown> | undefined) =>
+        fn &&
+        ((source: unknown, args: Record<string, unknown>, context: unknown, info: Parameters<GraphQLFieldResolver<unknown, unknown>>[3]) => {
+          assertWellFormedIds(args, names);
+          return fn(source, args, context, info);
+        });
+      if (type === subscription) field.subscribe = wrap(field.subscribe);
+      else field.resolve = wrap(field.resolve ?? ((source: Record<string, unknown>) => source[field.name]) as GraphQLFieldResolver<unknown, unknown>);
+    }
+  }
+  return schema;
+}
