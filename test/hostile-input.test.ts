@@ -163,7 +163,7 @@ describe('text that cannot be stored, on every REST row', () => {
     { name: 'datastore query', method: 'POST', path: `/datastores/${privateStore}/query`, body: { query: bad }, field: 'query' },
     { name: 'datastore query: custom_ids filter', method: 'POST', path: `/datastores/${privateStore}/query`, body: { query: 'ferry', filters: { custom_ids: [bad] } }, field: 'filters.custom_ids[0]' },
     { name: 'create text datasource', method: 'POST', path: '/datasources', body: { datastoreId: privateStore, type: 'text', name: 'n', text: bad }, field: 'text' },
-    { name: 'create datasource: custom_id', method: 'POST', path: '/datasources', body: { datastoreId: privateStore, type: 'text', name: 'n', text: 'ok', custom_id: bad }, field: 'customId' },
+    { name: 'create datasource: custom_id', method: 'POST', path: '/datasources', body: { datastoreId: privateStore, type: 'text', name: 'n', text: 'ok', custom_id: bad }, field: 'custom_id' },
     { name: 'agent query', method: 'POST', path: `/agents/${agentId}/query`, body: { query: bad }, field: 'query' },
     { name: 'agent query, streamed', method: 'POST', path: `/agents/${agentId}/query`, body: { query: bad, streaming: true }, field: 'query' },
     { name: 'agent query: visitorId', method: 'POST', path: `/agents/${agentId}/query`, body: { query: 'hi', visitorId: bad }, field: 'visitorId' },
