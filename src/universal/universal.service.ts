@@ -10,6 +10,7 @@
 import { rm, mkdtemp, writeFile, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { isOutsider } from '../access.ts';
 import type { Auth } from '../auth/auth.ts';
 import type { AgentService } from '../agents/agent.service.ts';
 import type { Agent } from '../agents/agent.entity.ts';
@@ -128,7 +129,7 @@ export class UniversalService {
    */
   async process(em: Em, auth: Auth, agentIdOrHandle: string, input: UniversalInput, opts: { ip?: string; signal?: AbortSignal } = {}): Promise<UniversalResult> {
     const agent = await this.agents.get(em, auth, agentIdOrHandle);
-    const outsider = auth.kind === 'anonymous' || auth.organizationId !== agent.organization.id;
+    const outsider = isOutsider(auth, agent);
     // No visitor id here: the address is the visitor.
     if (outsider) await this.limits.admitVisitor(em, { scope: agent.id, visitorId: null, ip: opts.ip ?? 'unknown', what: 'files' });
     const file = this.validate(input);
