@@ -15,7 +15,7 @@ import { createChatModel } from './providers/chat.ts';
 import { capabilitySummary } from './universal/capabilities.ts';
 import { createEmbedder } from './providers/embeddings.ts';
 import { LocalStorage } from './providers/local-storage.ts';
-import { createStorage } from './providers/storage.ts';
+import { createStorage } from './providers/create-storage.ts';
 import { startQueue } from './queue/queue.ts';
 import { createServices, type Services } from './services.ts';
 

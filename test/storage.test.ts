@@ -10,7 +10,8 @@ import { routes } from '../rest/routes.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Context } from '../src/graphql/context.ts';
 import { LocalStorage, SIGNING_KEY_FILE } from '../src/providers/local-storage.ts';
-import { createStorage, InvalidStorageKeyError, StorageNotFoundError, type ObjectStorage } from '../src/providers/storage.ts';
+import { createStorage } from '../src/providers/create-storage.ts';
+import { InvalidStorageKeyError, StorageNotFoundError, type ObjectStorage } from '../src/providers/storage.ts';
 import { crc32c, startGcsTestServer, type GcsTestServer } from './support/gcs-server.ts';
 
 const KEY = 'datastores/ds_1/src_1/report.txt';

@@ -1,7 +1,3 @@
-import type { Config } from '../config.ts';
-import { GcsStorage } from './gcs-storage.ts';
-import { LocalStorage } from './local-storage.ts';
-
 /**
  * Where uploaded files live. Callers see one interface whether the bytes sit on local disk
  * or in a Google Cloud Storage bucket; keys look like `datastores/<datastoreId>/<datasourceId>/<fileName>`.
@@ -101,26 +97,4 @@ export function assertMaxBytes(maxBytes: number): void {
 /** `type/subtype` in lower case, parameters dropped: `Text/Plain; charset=utf-8` -> `text/plain`. */
 export function mimeEssence(contentType: string | null | undefined): string {
   return (contentType ?? '').split(';', 1)[0]!.trim().toLowerCase();
-}
-
-export interface CreateStorageOptions {
-  /** HMAC secret for local upload links; else a key persisted under DATA_DIR. */
-  signingSecret?: string;
-}
-
-export function createStorage(config: Config, opts: CreateStorageOptions = {}): ObjectStorage {
-  const storage = config.storage;
-  if (storage.kind === 'gcs') {
-    return new GcsStorage({
-      bucket: storage.bucket,
-      apiEndpoint: storage.apiEndpoint,
-      projectId: storage.projectId,
-    });
-  }
-  return new LocalStorage({
-    dir: storage.dir,
-    publicUrl: config.publicUrl,
-    dataDir: config.dataDir,
-    signingSecret: opts.signingSecret,
-  });
 }

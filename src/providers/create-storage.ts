@@ -1,0 +1,30 @@
+/**
+ * Picks the object storage the configuration names. Apart from the interface (storage.ts), so
+ * the implementations import the interface without the interface importing them back.
+ */
+import type { Config } from '../config.ts';
+import { GcsStorage } from './gcs-storage.ts';
+import { LocalStorage } from './local-storage.ts';
+import type { ObjectStorage } from './storage.ts';
+
+export interface CreateStorageOptions {
+  /** HMAC secret for local upload links; else a key persisted under DATA_DIR. */
+  signingSecret?: string;
+}
+
+export function createStorage(config: Config, opts: CreateStorageOptions = {}): ObjectStorage {
+  const storage = config.storage;
+  if (storage.kind === 'gcs') {
+    return new GcsStorage({
+      bucket: storage.bucket,
+      apiEndpoint: storage.apiEndpoint,
+      projectId: storage.projectId,
+    });
+  }
+  return new LocalStorage({
+    dir: storage.dir,
+    publicUrl: config.publicUrl,
+    dataDir: config.dataDir,
+    signingSecret: opts.signingSecret,
+  });
+}
