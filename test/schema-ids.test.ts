@@ -2,9 +2,10 @@
  * A malformed id is the client's mistake, never the server's: every ID the schema accepts (an
  * argument, an item of a list argument, a field of an input object) and every `:param` of the
  * REST table, given "not-a-uuid" by a signed-in owner, answers NOT_FOUND (or BAD_USER_INPUT),
- * never INTERNAL or 500. (Arguments stop at the schema's edge, src/graphql/id-guard.ts; IDs inside
- * input objects at the services' lookups, src/db/find.ts.) The cases are generated from the built schema and the route table, so
- * a field or a route added later is covered without editing this file.
+ * never INTERNAL or 500. Arguments stop at the schema's edge (src/graphql/id-guard.ts); IDs inside
+ * input objects at the services' lookups (src/db/find.ts). The cases are generated from the
+ * built schema and the route table, so a field or a route added later is covered without
+ * editing this file.
  */
 import { randomUUID } from 'node:crypto';
 import { createClient } from 'graphql-sse';
