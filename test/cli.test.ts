@@ -1,11 +1,13 @@
 /** The commands a new user runs: setup (a key without a dashboard), migrate, start/stop. */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { http } from './support/client.ts';
 import { createTestDatabase } from './support/app.ts';
+import { lockDataDir } from '../src/db/lock.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 const dirs: string[] = [];
@@ -122,4 +124,120 @@ describe('start-up', () => {
     const second = await run('migrate', [], env);
     expect(second.stdout).toMatch(/up to date/);
   }, 60_000);
+});
+
+const started: ChildProcess[] = [];
+// A failed assertion must not leave a server behind holding a port and a data folder.
+afterAll(() => started.forEach((npm) => npm.exitCode === null && npm.signalCode === null && npm.kill('SIGTERM')));
+
+/** `npm start` as a user or a supervisor runs it: the signals below go to npm's pid, not node's. */
+function npmStart(dataDir: string): Promise<{ npm: ChildProcess; port: number; output: () => string }> {
+  return new Promise((resolve, reject) => {
+    const npm = spawn('npm', ['start'], { cwd: root, env: { ...process.env, NODE_ENV: 'production', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, DATABASE_URL: '' } });
+    started.push(npm);
+    let output = '';
+    const seen = (d: Buffer) => {
+      output += d;
+      const m = /"url":"http:\/\/localhost:(\d+)"/.exec(output);
+      if (m) resolve({ npm, port: Number(m[1]), output: () => output });
+    };
+    npm.stdout!.on('data', seen);
+    npm.stderr!.on('data', seen);
+    npm.on('close', (code) => reject(new Error(`npm start exited with ${code}: ${output}`)));
+  });
+}
+
+const portIsFree = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const probe = net.createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+  });
+
+describe('npm start stops on a signal sent to npm', () => {
+  it('SIGTERM and SIGINT each stop the server within 10 s, free the port and release the embedded database', async () => {
+    const dataDir = tempDir();
+    const pidFile = path.join(dataDir, 'pglite', 'agentbase.pid'); // the embedded database's lock
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+      const server = await npmStart(dataDir);
+      expect((await http('GET', `http://127.0.0.1:${server.port}/healthz`)).status).toBe(200);
+      expect(existsSync(pidFile)).toBe(true);
+
+      const exited = new Promise<{ code: number | null; ms: number }>((resolve) => {
+        const sent = Date.now();
+        server.npm.once('exit', (code) => resolve({ code, ms: Date.now() - sent }));
+      });
+      server.npm.kill(signal);
+      const { code, ms } = await Promise.race([exited, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`npm start still running 10 s after ${signal}`)), 10_000))]);
+      expect(code, server.output()).toBe(0);
+      expect(ms).toBeLessThan(10_000);
+      expect(await portIsFree(server.port), `port ${server.port} still taken after ${signal}`).toBe(true);
+      expect(existsSync(pidFile)).toBe(false);
+    }
+
+    // The next start on the same data folder is not told "in use by process N".
+    const again = await npmStart(dataDir);
+    expect((await http('GET', `http://127.0.0.1:${again.port}/healthz`)).status).toBe(200);
+    expect(again.output()).not.toMatch(/in use by process/);
+    const exited = new Promise((r) => again.npm.once('exit', r));
+    again.npm.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  }, 120_000);
+});
+
+describe('the embedded database lock', () => {
+  /** Processes that each try to lock `dir` at the same instant, then hold it for a second. */
+  function contenders(dir: string, count: number): Promise<string[]> {
+    const lockModule = path.join(root, 'src/db/lock.ts');
+    const script = `
+      const { lockDataDir } = await import(${JSON.stringify(lockModule)});
+      const at = Number(process.argv[1]);
+      while (Date.now() < at) {}
+      try { lockDataDir(process.argv[2]); console.log('won ' + process.pid); await new Promise((r) => setTimeout(r, 1000)); }
+      catch (err) { console.log('lost ' + err.message); }`;
+    const at = Date.now() + 3000; // every contender has loaded the module by then
+    return Promise.all(
+      Array.from({ length: count }, () => new Promise<string>((resolve, reject) => {
+        const child = spawn(process.execPath, ['--import', '@swc-node/register/esm-register', '--input-type=module', '-e', script, String(at), dir], { cwd: root });
+        let out = '';
+        child.stdout.on('data', (d) => (out += d));
+        child.stderr.on('data', (d) => (out += d));
+        child.on('error', reject);
+        child.on('close', () => resolve(out.trim()));
+      })),
+    );
+  }
+
+  const deadPid = async () => {
+    const child = spawn(process.execPath, ['-e', '']);
+    await new Promise((r) => child.on('exit', r));
+    return child.pid!;
+  };
+
+  it('of processes locking at the same instant, exactly one wins; the others name it', async () => {
+    const dir = tempDir();
+    const results = await contenders(dir, 4);
+    const winners = results.filter((r) => r.startsWith('won '));
+    expect(winners, results.join('\n')).toHaveLength(1);
+    const winner = winners[0]!.slice(4);
+    for (const r of results.filter((r) => !r.startsWith('won '))) {
+      expect(r).toBe(`lost The embedded database in ${dir} is in use by process ${winner} (is the server running?). Stop it first, or set DATABASE_URL to a PostgreSQL server.`);
+    }
+  }, 30_000);
+
+  it('a pid file left by a dead process is taken over, by exactly one of several at once', async () => {
+    const dir = tempDir();
+    writeFileSync(path.join(dir, 'agentbase.pid'), String(await deadPid()));
+    const results = await contenders(dir, 4);
+    expect(results.filter((r) => r.startsWith('won ')), results.join('\n')).toHaveLength(1);
+
+    // And in this process: a stale file is taken over, release removes it, a live holder refuses.
+    writeFileSync(path.join(dir, 'agentbase.pid'), String(await deadPid()));
+    const release = lockDataDir(dir);
+    expect(readFileSync(path.join(dir, 'agentbase.pid'), 'utf8')).toBe(String(process.pid));
+    release();
+    expect(existsSync(path.join(dir, 'agentbase.pid'))).toBe(false);
+    writeFileSync(path.join(dir, 'agentbase.pid'), String(process.ppid));
+    expect(() => lockDataDir(dir)).toThrow(`The embedded database in ${dir} is in use by process ${process.ppid} (is the server running?)`);
+  }, 30_000);
 });
