@@ -403,7 +403,7 @@ describe('d. ROLE=api and ROLE=worker (npm run worker) run apart', () => {
 
   it('npm run worker starts workers without HTTP, says so, and stops on SIGTERM', async () => {
     const scripts = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).scripts;
-    expect(scripts.worker).toMatch(/^ROLE=worker node .*src\/main\.ts$/);
+    expect(scripts.worker).toMatch(/^ROLE=worker (exec )?node .*src\/main\.ts$/);
     const env = ON_POSTGRES ? { DATABASE_URL: (apps[0] ?? (await app())).databaseUrl } : { DATABASE_URL: 'pglite://memory' };
     const [npmPort, nodePort] = [await freePort(), await freePort()];
     // The npm script (npm, its shell and node: a process group), and node as the script runs it.

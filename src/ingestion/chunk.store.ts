@@ -4,7 +4,7 @@ import { rawQuery } from '../db/raw.ts';
 import { vectorLiteral } from '../db/vector.type.ts';
 import { newId } from '../ids.ts';
 import type { Piece } from './chunker.ts';
-import { DatasourceStatus } from './datasource.entity.ts';
+import type { StatusWrite } from './datasource.service.ts';
 
 export interface ChunkRow extends Piece {
   embedding: number[];
@@ -24,7 +24,8 @@ export interface SynchedRow {
   hash: string;
   /** A new name (a web page's title), or null to keep it. */
   name: string | null;
-  notify: { channel: string; payload: string };
+  /** `synched` as DatasourceService allows it: the statuses it may come from and its notification. */
+  status: StatusWrite;
 }
 
 /** Rows per INSERT statement: large enough to amortise round trips, small enough for one message. */
@@ -52,43 +53,51 @@ function insertParams(target: ChunkTarget, batch: ChunkRow[]): unknown[] {
   ];
 }
 
-/** The row's update and its notification: $1 is the datasource, the new values from $<first> on (8 parameters). */
+/**
+ * The row's update and its notification: $1 is the datasource, the new values from $<first> on
+ * (9 parameters). Only a row in a status the move may come from is written.
+ */
 function synchedSql(first: number): string {
   const p = (k: number) => `$${first + k}`;
   return `synched as (
       update datasources
          set status = ${p(0)}, chunk_count = ${p(1)}, token_count = ${p(2)}, hash = ${p(3)}, last_synch = ${p(4)}, updated_at = ${p(4)},
              error_message = null, name = coalesce(${p(5)}, name)
-       where id = $1 returning id)
+       where id = $1 and status = any(${p(8)}::text[]) returning id)
     select pg_notify(${p(6)}, ${p(7)}) from synched`;
 }
 
 function synchedParams(rows: ChunkRow[], done: SynchedRow): unknown[] {
-  return [DatasourceStatus.synched, rows.length, done.tokenCount, done.hash, new Date(), done.name, done.notify.channel, done.notify.payload];
+  const { status, from, notify } = done.status;
+  return [status, rows.length, done.tokenCount, done.hash, new Date(), done.name, notify.channel, notify.payload, from];
 }
 
 /**
  * Replaces every chunk of a datasource and marks it `synched`, atomically: a retry or a crash can
- * never leave duplicates or half a document, and the notification goes out on commit.
+ * never leave duplicates or half a document, and the notification goes out on commit. A
+ * datasource no longer being processed (asked for again meanwhile: its new job will store it) is
+ * left as it is, chunks included.
  *
  * Up to INSERT_BATCH chunks this is one statement (old chunks deleted, new ones inserted, the row
  * updated and announced), which is a transaction by itself; a longer document takes a transaction
- * of one statement per batch. Returns false, having written nothing, when the datasource is gone.
+ * of one statement per batch. Returns false, having written nothing, when the datasource is gone
+ * or no longer being processed.
  */
 export async function storeChunks(em: Em, target: ChunkTarget, rows: ChunkRow[], done: SynchedRow): Promise<boolean> {
   if (rows.length <= INSERT_BATCH) {
     const result = await rawQuery(
       em,
-      `with gone as (delete from chunks where datasource_id = $1),
-            added as (insert into chunks (${COLUMNS}) ${INSERT_SELECT} where exists (select 1 from datasources where id = $1)),
+      `with target as (select id from datasources where id = $1 and status = any($20::text[])),
+            gone as (delete from chunks where datasource_id = (select id from target)),
+            added as (insert into chunks (${COLUMNS}) ${INSERT_SELECT} where exists (select 1 from target)),
             ${synchedSql(12)}`,
       [...insertParams(target, rows), ...synchedParams(rows, done)],
     );
     return result.length > 0;
   }
   return em.transactional(async (tx) => {
-    const [row] = await rawQuery(tx, 'select id from datasources where id = $1 for no key update', [target.datasourceId]);
-    if (!row) return false; // deleted while we worked
+    const [row] = await rawQuery(tx, 'select id from datasources where id = $1 and status = any($2::text[]) for no key update', [target.datasourceId, done.status.from]);
+    if (!row) return false; // deleted, or asked for again, while we worked
     await replaceChunks(tx, target, rows);
     await rawQuery(tx, `with ${synchedSql(2)}`, [target.datasourceId, ...synchedParams(rows, done)]);
     return true;

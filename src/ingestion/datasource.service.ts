@@ -1,18 +1,22 @@
 import { createHash } from 'node:crypto';
+import { LockMode } from '@mikro-orm/core';
 import type { Auth } from '../auth/auth.ts';
 import { isOwner, requireMember } from '../access.ts';
 import type { Config } from '../config.ts';
 import type { Em } from '../db/orm.ts';
 import { Datastore } from '../datastores/datastore.entity.ts';
+import { findById, findOr404 } from '../db/find.ts';
 import { AppError, badInput, notFound } from '../errors.ts';
 import { rawQuery } from '../db/raw.ts';
 import { notification, type EventBus } from '../events/bus.ts';
 import { pageArgs, toPage, type Page } from '../graphql/pagination.ts';
-import { isId, newId } from '../ids.ts';
+import { newId } from '../ids.ts';
+import { assertStoredTokensLeft } from '../limits/content.ts';
 import type { ObjectStorage } from '../providers/storage.ts';
 import type { Queue } from '../queue/queue.ts';
 import { Visibility } from '../vocabulary.ts';
 import { Datasource, DatasourceStatus, DatasourceType } from './datasource.entity.ts';
+import { assertMove, canMove, movesInto } from './datasource.status.ts';
 import { DATASOURCE_MIME_TYPES, mimeTypeFromFileName, normalizeMimeType } from './loaders/index.ts';
 
 export const INGEST_QUEUE = 'ingest-datasource';
@@ -35,6 +39,26 @@ export interface StatusChange {
   at: string;
 }
 
+/** What a status change may write beside the status. */
+export interface StatusFields {
+  /** Why processing failed; cleared (null) unless given. */
+  errorMessage?: string | null;
+  lastSynch?: Date;
+  metadata?: Record<string, unknown>;
+  hash?: string;
+}
+
+/**
+ * A status change that a statement of its own writes (see markRunning, chunk.store.ts): the new
+ * status, the statuses it may come from (the statement's `status = any(from)` guard) and the
+ * notification it sends.
+ */
+export interface StatusWrite {
+  status: DatasourceStatus;
+  from: DatasourceStatus[];
+  notify: { channel: string; payload: string };
+}
+
 export interface UploadedFile {
   buffer: Buffer;
   fileName: string;
@@ -54,9 +78,7 @@ export class DatasourceService {
   /** Throws NOT_FOUND (unknown, or of another organization). */
   async get(em: Em, auth: Auth, id: string): Promise<Datasource> {
     const member = requireMember(auth);
-    const ds = isId(id) ? await em.findOne(Datasource, { id, organization: member.organizationId }) : null;
-    if (!ds) throw notFound('Datasource');
-    return ds;
+    return findOr404(em, Datasource, id, 'Datasource', { organization: member.organizationId });
   }
 
   /** A datastore's datasources, newest first. Throws UNAUTHENTICATED, NOT_FOUND, BAD_USER_INPUT. */
@@ -99,7 +121,7 @@ export class DatasourceService {
     const mimeType = this.supportedType(file.mimeType, file.fileName);
     if (file.buffer.length > this.config.uploadMaxBytes) throw tooLarge(this.config.uploadMaxBytes);
     if (file.buffer.length === 0) throw badInput('The file is empty.', { field: 'file' });
-    await this.assertWithinLimits(em, datastore.organization.id);
+    await assertStoredTokensLeft(em, datastore.organization.id);
     const fileName = cleanFileName(file.fileName || opts.name || 'upload');
     const id = newId();
     const storageKey = `datastores/${datastore.id}/${id}/${fileName}`;
@@ -129,7 +151,7 @@ export class DatasourceService {
   async createUploadLink(em: Em, auth: Auth, datastoreId: string, input: { type: string; fileName?: string | null }): Promise<{ datasource: Datasource; link: string; expiresAt: Date; headers: Record<string, string> }> {
     const datastore = await this.writableDatastore(em, auth, datastoreId, { publicAllowed: true });
     const mimeType = this.supportedType(input.type, input.fileName ?? undefined, 'type');
-    await this.assertWithinLimits(em, datastore.organization.id);
+    await assertStoredTokensLeft(em, datastore.organization.id);
     const fileName = cleanFileName(input.fileName || `upload${extensionOf(mimeType)}`);
     const id = newId();
     const storageKey = `datastores/${datastore.id}/${id}/${fileName}`;
@@ -154,7 +176,7 @@ export class DatasourceService {
    */
   async processUpload(em: Em, auth: Auth, datastoreId: string, datasourceId: string): Promise<Datasource> {
     const datastore = await this.ownDatastore(em, auth, datastoreId);
-    const ds = isId(datasourceId) ? await em.findOne(Datasource, { id: datasourceId, datastore }) : null;
+    const ds = await findById(em, Datasource, datasourceId, { datastore });
     if (!ds || ds.type !== DatasourceType.file || !ds.storageKey) throw notFound('Datasource');
     const stored = await this.storage.stat(ds.storageKey);
     if (!stored) throw badInput('Nothing was uploaded to this datasource yet: PUT the file to the link first.', { field: 'id' });
@@ -170,7 +192,7 @@ export class DatasourceService {
   async createWeb(em: Em, auth: Auth, input: { datastoreId: string; type: DatasourceType; name?: string | null; config: Record<string, unknown>; customId?: string | null }): Promise<Datasource> {
     const datastore = await this.ownDatastore(em, auth, input.datastoreId);
     const config = webConfig(input.type, input.config);
-    await this.assertWithinLimits(em, datastore.organization.id);
+    await assertStoredTokensLeft(em, datastore.organization.id);
     return this.createAndQueue(em, {
       datastore,
       type: input.type,
@@ -184,7 +206,7 @@ export class DatasourceService {
   async createText(em: Em, auth: Auth, input: { datastoreId: string; name: string; text: string; metadata?: Record<string, unknown> | null; customId?: string | null }): Promise<Datasource> {
     const datastore = await this.ownDatastore(em, auth, input.datastoreId);
     const text = checkText(input.text);
-    await this.assertWithinLimits(em, datastore.organization.id);
+    await assertStoredTokensLeft(em, datastore.organization.id);
     return this.createAndQueue(em, {
       datastore,
       type: DatasourceType.text,
@@ -202,7 +224,7 @@ export class DatasourceService {
    */
   async updateText(em: Em, auth: Auth, datastoreId: string, input: { id: string; text: string; name?: string | null; metadata?: Record<string, unknown> | null }): Promise<Datasource> {
     const datastore = await this.writableDatastore(em, auth, datastoreId, { publicAllowed: true });
-    const ds = isId(input.id) ? await em.findOne(Datasource, { id: input.id, datastore }) : null;
+    const ds = await findById(em, Datasource, input.id, { datastore });
     if (!ds || (ds.type !== DatasourceType.text && ds.type !== DatasourceType.file)) throw notFound('Document');
     const text = checkText(input.text);
     const oldKey = ds.storageKey;
@@ -236,17 +258,116 @@ export class DatasourceService {
     return ds;
   }
 
-  /** Announces a status change to every process (the subscription listens). */
-  async publishStatus(em: Em, ds: Datasource): Promise<void> {
+  // ---- Status: every change is checked against STATUS_MOVES (datasource.status.ts) here ----
+
+  /**
+   * Moves a loaded datasource to `to`, writes it with `fields` (the error message cleared unless
+   * given) and announces it; inside a transaction both land on its commit.
+   * Throws IllegalStatusMove (a bug: no client request can make an illegal move).
+   */
+  async transition(em: Em, ds: Datasource, to: DatasourceStatus, fields: StatusFields = {}): Promise<void> {
+    assertMove(ds.id, ds.status, to);
+    ds.status = to;
+    ds.errorMessage = fields.errorMessage ?? null;
+    if (fields.lastSynch) ds.lastSynch = fields.lastSynch;
+    if (fields.metadata) ds.metadata = fields.metadata;
+    if (fields.hash) ds.hash = fields.hash;
+    em.persist(ds);
+    await em.flush();
+    await this.announce(em, ds);
+  }
+
+  /**
+   * `to` as a statement of its own writes it together with other rows (chunk.store.ts): the
+   * statuses it may come from, for its `status = any(from)` guard, and its notification, which
+   * reports `changes` beside the status.
+   */
+  statusWrite(ds: Datasource, to: DatasourceStatus, changes: Partial<Pick<StatusChange, 'errorMessage' | 'chunkCount' | 'name'>> = {}): StatusWrite {
+    return { status: to, from: movesInto(to), notify: this.statusNotification(ds, { errorMessage: null, ...changes, status: to }) };
+  }
+
+  /** A worker took the datasource. Leaves `ds` as loaded. False when the datasource is gone. */
+  markRunning(em: Em, ds: Datasource): Promise<boolean> {
+    return this.settle(em, ds, DatasourceStatus.running, null);
+  }
+
+  /** Processing failed for good. False when the datasource is gone or was asked for again meanwhile (its new job decides). */
+  markFailed(em: Em, ds: Datasource, message: string): Promise<boolean> {
+    return this.settle(em, ds, DatasourceStatus.error, message);
+  }
+
+  /** Storing the document would pass the organization's stored-token limit. False as for markFailed. */
+  markOverLimit(em: Em, ds: Datasource, message: string): Promise<boolean> {
+    return this.settle(em, ds, DatasourceStatus.usage_limit_reached, message);
+  }
+
+  /**
+   * A crawl's result, in one transaction: each page a web_page datasource of the site (new ones
+   * created, known ones asked for again, vanished ones deleted), each queued, and the site
+   * synched. False, writing nothing, when the site is gone or was asked for again meanwhile.
+   */
+  async replaceSitePages(em: Em, site: Datasource, urls: string[]): Promise<boolean> {
+    return em.transactional(async (tx) => {
+      const row = await tx.findOne(Datasource, site.id, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (!row || !canMove(row.status, DatasourceStatus.synched)) return false;
+      const children = await tx.find(Datasource, { groupId: site.id });
+      const byUrl = new Map(children.map((c) => [String(c.config.source_url), c]));
+      const keep = new Set(urls);
+      const gone = children.filter((c) => !keep.has(String(c.config.source_url)));
+      if (gone.length) await tx.nativeDelete(Datasource, { id: { $in: gone.map((c) => c.id) } });
+      for (const url of urls) {
+        let page = byUrl.get(url);
+        if (page) await this.transition(tx, page, DatasourceStatus.pending);
+        else {
+          page = tx.create(Datasource, {
+            organization: row.organization,
+            datastore: row.datastore,
+            type: DatasourceType.web_page,
+            name: url,
+            groupId: row.id,
+            config: { source_url: url },
+            customId: row.customId ?? null,
+            status: DatasourceStatus.unsynched,
+          } as never);
+          await tx.flush();
+          await this.announce(tx, page);
+        }
+        await this.queue.send(tx, INGEST_QUEUE, { datasourceId: page.id } satisfies IngestJobData);
+      }
+      await this.transition(tx, row, DatasourceStatus.synched, {
+        lastSynch: new Date(),
+        metadata: { ...row.metadata, pages: urls.length },
+        hash: contentHash(urls.join('\n')),
+      });
+      return true;
+    });
+  }
+
+  /**
+   * One statement writes `to` and announces it (its own transaction; the notification goes out
+   * on commit), guarded by the statuses `to` may come from.
+   */
+  private async settle(em: Em, ds: Datasource, to: DatasourceStatus, errorMessage: string | null): Promise<boolean> {
+    const write = this.statusWrite(ds, to, { errorMessage });
+    const rows = await rawQuery(
+      em,
+      `with moved as (
+         update datasources set status = $2, error_message = $3, updated_at = $4 where id = $1 and status = any($5::text[]) returning id
+       )
+       select pg_notify($6, $7) from moved`,
+      [ds.id, to, errorMessage, new Date(), write.from, write.notify.channel, write.notify.payload],
+    );
+    return rows.length > 0;
+  }
+
+  /** Tells every process (the subscription listens) how `ds` is now. */
+  private async announce(em: Em, ds: Datasource): Promise<void> {
     const { channel, payload } = this.statusNotification(ds);
     await this.bus.publish(em, channel, payload);
   }
 
-  /**
-   * The notification of `ds`'s status as it will be once `changes` are written, for a statement
-   * that writes the row and announces it in one round trip (see markRunning, chunk.store.ts).
-   */
-  statusNotification(ds: Datasource, changes: Partial<Pick<StatusChange, 'status' | 'errorMessage' | 'chunkCount' | 'name'>> = {}): { channel: string; payload: string } {
+  /** The notification of `ds`'s status as it will be once `changes` are written. */
+  private statusNotification(ds: Datasource, changes: Partial<Pick<StatusChange, 'status' | 'errorMessage' | 'chunkCount' | 'name'>> = {}): { channel: string; payload: string } {
     const change: StatusChange = {
       id: ds.id,
       datastoreId: ds.datastore.id,
@@ -261,24 +382,6 @@ export class DatasourceService {
     return notification(DATASOURCE_STATUS, JSON.stringify(change));
   }
 
-  /**
-   * A worker took the datasource: `running` is written and announced by one statement (its own
-   * transaction; the notification goes out on its commit). Leaves `ds` as loaded. False when the
-   * datasource is gone.
-   */
-  async markRunning(em: Em, ds: Datasource): Promise<boolean> {
-    const { channel, payload } = this.statusNotification(ds, { status: DatasourceStatus.running, errorMessage: null });
-    const rows = await rawQuery(
-      em,
-      `with started as (
-         update datasources set status = $2, error_message = null, updated_at = $3 where id = $1 returning id
-       )
-       select pg_notify($4, $5) from started`,
-      [ds.id, DatasourceStatus.running, new Date(), channel, payload],
-    );
-    return rows.length > 0;
-  }
-
   /** A datastore the caller may read (subscriptions). Throws NOT_FOUND. */
   async readableDatastore(em: Em, auth: Auth, id: string): Promise<Datastore> {
     requireMember(auth);
@@ -291,34 +394,28 @@ export class DatasourceService {
       const created = tx.create(Datasource, { ...data, organization: data.datastore.organization, status: DatasourceStatus.unsynched } as never);
       await tx.flush();
       await this.queue.send(tx, INGEST_QUEUE, { datasourceId: created.id } satisfies IngestJobData);
+      await this.announce(tx, created);
       return created;
     });
-    await this.publishStatus(em, ds);
     return ds;
   }
 
   private async requeue(em: Em, ds: Datasource, status: DatasourceStatus): Promise<Datasource> {
     await em.transactional(async (tx) => {
-      ds.status = status;
-      ds.errorMessage = null;
-      tx.persist(ds);
-      await tx.flush();
+      await this.transition(tx, ds, status);
       await this.queue.send(tx, INGEST_QUEUE, { datasourceId: ds.id } satisfies IngestJobData);
     });
-    await this.publishStatus(em, ds);
     return ds;
   }
 
   private async ownDatastore(em: Em, auth: Auth, id: string): Promise<Datastore> {
     const member = requireMember(auth);
-    const datastore = isId(id) ? await em.findOne(Datastore, { id, organization: member.organizationId }) : null;
-    if (!datastore) throw notFound('Datastore');
-    return datastore;
+    return findOr404(em, Datastore, id, 'Datastore', { organization: member.organizationId });
   }
 
   /** Public datastores accept some writes without credentials, as the REST interface says. */
   private async writableDatastore(em: Em, auth: Auth, id: string, opts: { publicAllowed: boolean }): Promise<Datastore> {
-    const datastore = isId(id) ? await em.findOne(Datastore, id) : null;
+    const datastore = await findById(em, Datastore, id);
     if (datastore && opts.publicAllowed && datastore.visibility === Visibility.public) return datastore;
     requireMember(auth);
     if (!datastore || !isOwner(auth, datastore)) throw notFound('Datastore');
@@ -335,30 +432,6 @@ export class DatasourceService {
       });
     }
     return mime;
-  }
-
-  /** Throws PAYMENT_REQUIRED while the organization's stored tokens are at or above its limit. */
-  async assertWithinLimits(em: Em, organizationId: string): Promise<void> {
-    const { used, limit } = await this.tokenAllowance(em, organizationId);
-    if (used >= limit) {
-      throw new AppError('PAYMENT_REQUIRED', `The organization stores ${used} tokens, its limit is ${limit}: delete datasources or raise the limit.`, {
-        used,
-        limit,
-      });
-    }
-  }
-
-  /** The organization's stored-token limit and the tokens its datasources store (but one), in one query. */
-  async tokenAllowance(em: Em, organizationId: string, exceptDatasourceId?: string): Promise<{ used: number; limit: number }> {
-    const rows = await rawQuery<{ limit: string | number; used: string | number }>(
-      em,
-      `select o.stored_token_limit as "limit",
-              (select coalesce(sum(d.token_count), 0) from datasources d where d.organization_id = o.id${exceptDatasourceId ? ' and d.id <> $2' : ''}) as used
-       from organizations o where o.id = $1`,
-      exceptDatasourceId ? [organizationId, exceptDatasourceId] : [organizationId],
-    );
-    if (!rows[0]) throw new Error(`Organization ${organizationId} not found`);
-    return { used: Number(rows[0].used), limit: Number(rows[0].limit) };
   }
 }
 

@@ -5,9 +5,9 @@
 import type { Job, QueueOptions } from 'pg-boss';
 import type { Config } from '../config.ts';
 import type { Orm } from '../db/orm.ts';
-import { Datastore } from '../datastores/datastore.entity.ts';
+import type { Datastore } from '../datastores/datastore.entity.ts';
+import { crawlPageLimit, tokensFit } from '../limits/content.ts';
 import type { Logger } from '../logger.ts';
-import { Organization } from '../organizations/organization.entity.ts';
 import type { Embedder } from '../providers/embeddings.ts';
 import { FetchError, safeFetch } from '../providers/safe-fetch.ts';
 import type { ObjectStorage } from '../providers/storage.ts';
@@ -77,13 +77,7 @@ export async function ingest(deps: IngestDeps, job: Job<IngestJobData> & { retry
     const permanent = isPermanent(err);
     logger.warn('ingestion failed', { datasourceId: ds.id, attempt: job.retryCount, permanent, error: err });
     if (!permanent && !lastAttempt) throw err; // pg-boss retries with backoff
-    const fresh = em.fork();
-    const row = await fresh.findOne(Datasource, ds.id);
-    if (!row) return;
-    row.status = DatasourceStatus.error;
-    row.errorMessage = readable(err);
-    await fresh.flush();
-    await datasources.publishStatus(fresh, row);
+    await datasources.markFailed(em.fork(), ds, readable(err));
   }
 }
 
@@ -95,13 +89,9 @@ async function processDocument(deps: IngestDeps, ds: Datasource, datastore: Data
   const tokens = pieces.reduce((n, p) => n + estimateTokens(p.text), 0);
 
   const em = orm.em.fork();
-  const { used: others, limit } = await datasources.tokenAllowance(em, ds.organization.id, ds.id);
-  if (others + tokens > limit) {
-    const row = await em.findOneOrFail(Datasource, ds.id);
-    row.status = DatasourceStatus.usage_limit_reached;
-    row.errorMessage = `Storing ${tokens} more tokens would pass the organization's limit of ${limit} (${others} stored).`;
-    await em.flush();
-    await datasources.publishStatus(em, row);
+  const { fits, used: others, limit } = await tokensFit(em, ds.organization.id, ds.id, tokens);
+  if (!fits) {
+    await datasources.markOverLimit(em, ds, `Storing ${tokens} more tokens would pass the organization's limit of ${limit} (${others} stored).`);
     return;
   }
 
@@ -124,7 +114,7 @@ async function processDocument(deps: IngestDeps, ds: Datasource, datastore: Data
       tokenCount: tokens,
       hash: contentHash(hashInput),
       name,
-      notify: datasources.statusNotification(ds, { status: DatasourceStatus.synched, errorMessage: null, chunkCount: pieces.length, ...(name ? { name } : {}) }),
+      status: datasources.statusWrite(ds, DatasourceStatus.synched, { chunkCount: pieces.length, ...(name ? { name } : {}) }),
     },
   );
 }
@@ -157,55 +147,18 @@ async function loadContent(deps: IngestDeps, ds: Datasource, signal: AbortSignal
 
 /** A site: discover its pages, make each a web_page child, drop pages that disappeared. */
 async function crawlSite(deps: IngestDeps, site: Datasource, signal: AbortSignal): Promise<void> {
-  const { orm, config, queue, datasources } = deps;
+  const { orm, config, datasources } = deps;
   const em = orm.em.fork();
-  const org = await em.findOneOrFail(Organization, site.organization.id);
   const fetcher = (url: string) => safeFetch(url, { allowPrivate: config.allowPrivateUrls, signal });
   const urls = await discoverSiteUrls({
     sourceUrl: typeof site.config.source_url === 'string' ? site.config.source_url : undefined,
     sitemap: typeof site.config.sitemap === 'string' ? site.config.sitemap : undefined,
-    limit: org.crawlPageLimit,
+    limit: await crawlPageLimit(em, site.organization.id),
     fetch: fetcher,
     signal,
   });
   if (!urls.length) throw new PermanentError('No pages were found on this site.');
-
-  const children = await em.find(Datasource, { groupId: site.id });
-  const byUrl = new Map(children.map((c) => [String(c.config.source_url), c]));
-  const keep = new Set(urls);
-  const created: Datasource[] = [];
-  await em.transactional(async (tx) => {
-    const gone = children.filter((c) => !keep.has(String(c.config.source_url)));
-    if (gone.length) await tx.nativeDelete(Datasource, { id: { $in: gone.map((c) => c.id) } });
-    for (const url of urls) {
-      const existing = byUrl.get(url);
-      const page =
-        existing ??
-        tx.create(Datasource, {
-          organization: site.organization,
-          datastore: site.datastore,
-          type: DatasourceType.web_page,
-          name: url,
-          groupId: site.id,
-          config: { source_url: url },
-          customId: site.customId ?? null,
-        } as never);
-      if (existing) {
-        existing.status = DatasourceStatus.pending;
-        tx.persist(existing);
-      } else created.push(page);
-      await tx.flush();
-      await queue.send(tx, INGEST_QUEUE, { datasourceId: page.id } satisfies IngestJobData);
-    }
-    const row = await tx.findOneOrFail(Datasource, site.id);
-    row.status = DatasourceStatus.synched;
-    row.lastSynch = new Date();
-    row.metadata = { ...row.metadata, pages: urls.length };
-    row.hash = contentHash(urls.join('\n'));
-    await tx.flush();
-    await datasources.publishStatus(tx, row);
-  });
-  for (const page of created) await datasources.publishStatus(em, page);
+  await datasources.replaceSitePages(em, site, urls);
 }
 
 /** Timeouts, network failures and 5xx/429 answers may pass; everything else about the input will not. */
