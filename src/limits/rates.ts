@@ -20,17 +20,8 @@ export interface Count {
   retryAfterSeconds: number;
 }
 
-/**
- * One statement counts a hit on every key given ($1 keys, $2 their windows in seconds): a key
- * whose window has ended starts a new one at 1. The keys must differ (an upsert cannot touch
- * one row twice).
- */
-export const HIT_SQL = `insert into rate_counters as c (key, hits, expires_at)
-  select k, 1, now() + make_interval(secs => w) from unnest($1::text[], $2::integer[]) as t(k, w)
-on conflict (key) do update set
-  hits = case when c.expires_at > now() then c.hits + 1 else 1 end,
-  expires_at = case when c.expires_at > now() then c.expires_at else excluded.expires_at end
-returning c.key, c.hits, greatest(1, ceil(extract(epoch from c.expires_at - now())))::integer as retry_after`;
+/** One statement counts a hit on every key given: `rate_hit` (migration 20261125000000). */
+export const HIT_SQL = 'select key, hits, retry_after from rate_hit($1::text[], $2::integer[])';
 
 /** Counts one hit on each key, in one statement. */
 export async function hit(em: Em, hits: Hit[]): Promise<Count[]> {
