@@ -211,6 +211,25 @@ describe('web pages and sites', () => {
     await waitFor(async () => (await children()).length === 3, 30_000, 'vanished pages removed');
   }, 120_000);
 
+  it("a web_site crawl leaves out the pages robots.txt forbids; a web_page asked for by its URL is read anyway", async () => {
+    const page = (title: string) => `<html><head><title>${title}</title></head><body><article><p>${title}: a page of the site with enough words to index.</p></article></body></html>`;
+    pages['/robots.txt'] = 'User-agent: *\nDisallow: /members\n';
+    pages['/open'] = page('Open page');
+    pages['/members'] = page('Members page');
+    pages['/robots-sitemap.xml'] = `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>${siteUrl}/open</loc></url><url><loc>${siteUrl}/members</loc></url></urlset>`;
+    try {
+      const crawl = await call('POST', `${app.api}/datasources`, { token: org.apiKey, body: { datastoreId: privateStore, type: 'web_site', config: { sitemap: `${siteUrl}/robots-sitemap.xml` } } });
+      expect((await settled(crawl.body.id)).status).toBe('synched');
+      const children = await sql('select config from datasources where group_id = ?', [crawl.body.id]);
+      expect(children.map((c: any) => c.config.source_url)).toEqual([`${siteUrl}/open`]);
+
+      const single = await call('POST', `${app.api}/datasources`, { token: org.apiKey, body: { datastoreId: privateStore, type: 'web_page', config: { source_url: `${siteUrl}/members` } } });
+      expect(await settled(single.body.id)).toMatchObject({ status: 'synched', name: 'Members page' });
+    } finally {
+      delete pages['/robots.txt'];
+    }
+  });
+
   it('refuses web inputs that are not URLs', async () => {
     const bad = await call('POST', `${app.api}/datasources`, { token: org.apiKey, body: { datastoreId: privateStore, type: 'web_page', config: { source_url: 'file:///etc/passwd' } } });
     expect(bad.status).toBe(400);

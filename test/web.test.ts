@@ -7,7 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeHtml, discoverSiteUrls, extractMainContent, parseSitemap } from '../src/ingestion/web.ts';
+import { decodeHtml, discoverSite, discoverSiteUrls, extractMainContent, parseSitemap, RobotsDisallowedError } from '../src/ingestion/web.ts';
 import { safeFetch } from '../src/providers/safe-fetch.ts';
 
 const ARTICLE_PAGE = `<!DOCTYPE html>
@@ -211,12 +211,15 @@ describe('discoverSiteUrls', () => {
   const index = (urls: string[]) =>
     `<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${urls.map((u) => `<sitemap><loc>${u}</loc></sitemap>`).join('')}</sitemapindex>`;
 
-  let robotsMode: 'sitemap' | 'none' = 'none';
+  let robotsMode: 'sitemap' | 'none' | 'rules' | 'delay' = 'none';
+  /** When each path was requested (ms), for Crawl-delay. */
+  const times: { path: string; at: number }[] = [];
 
   beforeAll(async () => {
     server = http.createServer((req, res) => {
       const path = new URL(req.url ?? '/', 'http://x').pathname;
       hits.push(path);
+      times.push({ path, at: Date.now() });
       const send = (status: number, type: string, body: string | Buffer) => {
         res.writeHead(status, { 'content-type': type });
         res.end(body);
@@ -228,6 +231,14 @@ describe('discoverSiteUrls', () => {
       // (b) and (c) share the origin root: robots.txt decides which path is taken.
       if (path === '/robots.txt') {
         if (robotsMode === 'none') return send(404, 'text/plain', 'not found');
+        // Our own group wins over `*`, which would keep us out of /e/ altogether.
+        if (robotsMode === 'rules') {
+          return send(200, 'text/plain', [
+            'User-agent: *', 'Disallow: /e/', '',
+            'User-agent: AgentBase-Crawler', 'Disallow: /e/secret', 'Allow: /e/secret/public', 'Disallow: /f/hidden', '',
+          ].join('\n'));
+        }
+        if (robotsMode === 'delay') return send(200, 'text/plain', 'User-agent: *\nCrawl-delay: 3600\nDisallow: /e/secret\n');
         return send(200, 'text/plain', `User-agent: *\nDisallow: /private\n\nSitemap: /b/sitemap.xml\nsitemap:${origin}/b/missing.xml\n`);
       }
       if (path === '/b/sitemap.xml') return send(200, 'application/xml', urlset([`${origin}/b/one`, `${origin}/b/two`, 'https://other-site.example.org/x']));
@@ -250,6 +261,10 @@ describe('discoverSiteUrls', () => {
         const n = Number(m[1]);
         return send(200, 'text/html', html(n < 30 ? `<a href="/d/page-${n + 1}">next</a> <a href="/d/page-1">first</a>` : 'last'));
       }
+      // (e) links to pages robots.txt allows and forbids; (f) a sitemap listing both.
+      if (path === '/e/') return send(200, 'text/html', html('<a href="/e/open">Open</a> <a href="/e/secret">Secret</a> <a href="/e/secret/public">Public</a> <a href="/e/secret-plans">Plans</a>'));
+      if (path.startsWith('/e/')) return send(200, 'text/html', html('<a href="/e/">Home</a>'));
+      if (path === '/f/sitemap.xml') return send(200, 'application/xml', urlset([`${origin}/f/shown`, `${origin}/f/hidden`, `${origin}/f/hidden/deeper`, `${origin}/f/also-shown`]));
       if (path === '/d/sitemap.xml') return send(200, 'application/xml', urlset(Array.from({ length: 30 }, (_, i) => `${origin}/d/page-${i + 1}`)));
       send(404, 'text/plain', 'not found');
     });
@@ -264,7 +279,7 @@ describe('discoverSiteUrls', () => {
     const urls = await discoverSiteUrls({ sitemap: `${origin}/a/index.xml`, limit: 100, fetch });
     expect(urls).toEqual([`${origin}/a/p1`, `${origin}/a/p2`, `${origin}/a/p3`, 'https://elsewhere.example.net/p4']);
     // Each sitemap read once, though the index lists itself.
-    expect(hits).toEqual(['/a/index.xml', '/a/pages-1.xml', '/a/pages-2.xml.gz']);
+    expect(hits).toEqual(['/robots.txt', '/a/index.xml', '/a/pages-1.xml', '/a/pages-2.xml.gz']);
   });
 
   it('(a) fails when the explicit sitemap itself cannot be read', async () => {
@@ -313,6 +328,60 @@ describe('discoverSiteUrls', () => {
     const bySitemap = await discoverSiteUrls({ sitemap: `${origin}/d/sitemap.xml`, limit: 25, fetch });
     expect(bySitemap).toHaveLength(25);
     expect(new Set(bySitemap).size).toBe(25);
+  });
+
+  it('(e) robots.txt: our group\'s Disallow and Allow apply to the link walk, and forbidden pages are never fetched', async () => {
+    robotsMode = 'rules';
+    hits.length = 0;
+    const urls = await discoverSiteUrls({ sourceUrl: `${origin}/e/`, limit: 50, fetch });
+    expect(urls).toEqual([`${origin}/e/`, `${origin}/e/open`, `${origin}/e/secret/public`]);
+    expect(hits).not.toContain('/e/secret');
+    expect(hits).not.toContain('/e/secret-plans');
+    expect(hits.filter((h) => h === '/robots.txt')).toHaveLength(1);
+  });
+
+  it('(e) robots.txt for `*` applies when no group names us', async () => {
+    robotsMode = 'delay';
+    hits.length = 0;
+    const urls = await discoverSiteUrls({ sourceUrl: `${origin}/e/`, limit: 50, fetch, maxCrawlDelayMs: 50 });
+    expect(urls).toEqual([`${origin}/e/`, `${origin}/e/open`]);
+    expect(hits.some((h) => h.startsWith('/e/secret'))).toBe(false);
+  });
+
+  it('(f) pages of a sitemap that robots.txt forbids are left out', async () => {
+    robotsMode = 'rules';
+    expect(await discoverSiteUrls({ sitemap: `${origin}/f/sitemap.xml`, limit: 10, fetch })).toEqual([`${origin}/f/shown`, `${origin}/f/also-shown`]);
+    // The limit counts allowed pages only.
+    expect(await discoverSiteUrls({ sitemap: `${origin}/f/sitemap.xml`, limit: 2, fetch })).toEqual([`${origin}/f/shown`, `${origin}/f/also-shown`]);
+  });
+
+  it('(e) a source page that robots.txt forbids stops the crawl with a reason', async () => {
+    robotsMode = 'rules';
+    hits.length = 0;
+    const crawl = discoverSiteUrls({ sourceUrl: `${origin}/e/secret`, limit: 5, fetch });
+    await expect(crawl).rejects.toBeInstanceOf(RobotsDisallowedError);
+    await expect(crawl).rejects.toThrow(`The site's robots.txt does not allow crawlers to read ${origin}/e/secret.`);
+    expect(hits).not.toContain('/e/secret');
+  });
+
+  it('(g) Crawl-delay spaces our requests to the site, capped, and is reported for the pages', async () => {
+    robotsMode = 'delay';
+    times.length = 0;
+    const started = Date.now();
+    const site = await discoverSite({ sourceUrl: `${origin}/e/`, limit: 50, fetch, maxCrawlDelayMs: 300 });
+    expect(site.urls).toEqual([`${origin}/e/`, `${origin}/e/open`]);
+    // 3600 s asked, 300 ms given: between every two requests after robots.txt (sitemap.xml, /e/, /e/open).
+    expect(site.crawlDelayMs).toEqual(new Map([[origin, 300]]));
+    const after = times.filter((t) => t.path !== '/robots.txt').map((t) => t.at);
+    expect(after).toHaveLength(3);
+    for (let i = 1; i < after.length; i++) expect(after[i]! - after[i - 1]!).toBeGreaterThanOrEqual(280);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('without a Crawl-delay nothing waits', async () => {
+    robotsMode = 'rules';
+    const site = await discoverSite({ sourceUrl: `${origin}/e/`, limit: 50, fetch });
+    expect(site.crawlDelayMs).toEqual(new Map([[origin, 0]]));
   });
 
   it('stops when the caller aborts', async () => {

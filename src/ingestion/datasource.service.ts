@@ -304,9 +304,10 @@ export class DatasourceService {
   /**
    * A crawl's result, in one transaction: each page a web_page datasource of the site (new ones
    * created, known ones asked for again, vanished ones deleted), each queued, and the site
-   * synched. False, writing nothing, when the site is gone or was asked for again meanwhile.
+   * synched. `startAfterSeconds[i]` delays the job of `urls[i]` (a site's Crawl-delay). False,
+   * writing nothing, when the site is gone or was asked for again meanwhile.
    */
-  async replaceSitePages(em: Em, site: Datasource, urls: string[]): Promise<boolean> {
+  async replaceSitePages(em: Em, site: Datasource, urls: string[], startAfterSeconds: number[] = []): Promise<boolean> {
     return em.transactional(async (tx) => {
       const row = await tx.findOne(Datasource, site.id, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (!row || !canMove(row.status, DatasourceStatus.synched)) return false;
@@ -315,7 +316,7 @@ export class DatasourceService {
       const keep = new Set(urls);
       const gone = children.filter((c) => !keep.has(String(c.config.source_url)));
       if (gone.length) await tx.nativeDelete(Datasource, { id: { $in: gone.map((c) => c.id) } });
-      for (const url of urls) {
+      for (const [i, url] of urls.entries()) {
         let page = byUrl.get(url);
         if (page) await this.transition(tx, page, DatasourceStatus.pending);
         else {
@@ -332,7 +333,8 @@ export class DatasourceService {
           await tx.flush();
           await this.announce(tx, page);
         }
-        await this.queue.send(tx, INGEST_QUEUE, { datasourceId: page.id } satisfies IngestJobData);
+        const startAfter = startAfterSeconds[i] ?? 0;
+        await this.queue.send(tx, INGEST_QUEUE, { datasourceId: page.id } satisfies IngestJobData, startAfter > 0 ? { startAfter } : {});
       }
       await this.transition(tx, row, DatasourceStatus.synched, {
         lastSynch: new Date(),

@@ -17,7 +17,7 @@ import { estimateTokens, splitDocument } from './chunker.ts';
 import { Datasource, DatasourceStatus, DatasourceType } from './datasource.entity.ts';
 import { contentHash, INGEST_QUEUE, type DatasourceService, type IngestJobData } from './datasource.service.ts';
 import { loadDocument, LoaderError, normalizeMimeType, type LoadedDocument } from './loaders/index.ts';
-import { decodeHtml, discoverSiteUrls, extractMainContent } from './web.ts';
+import { decodeHtml, discoverSite, extractMainContent, RobotsDisallowedError } from './web.ts';
 
 /** A failure that another attempt cannot fix: the datasource ends in `error` at once. */
 export class PermanentError extends Error {}
@@ -131,6 +131,9 @@ async function loadContent(deps: IngestDeps, ds: Datasource, signal: AbortSignal
       return { doc: await loadDocument(data, ds.mimeType), hashInput: data };
     }
     case DatasourceType.web_page: {
+      // robots.txt is not asked here. A page of a site crawl was listed only if robots.txt allowed
+      // it (web.ts, discoverSite); a web_page of its own is one page a user asked for by its URL,
+      // fetched once on their behalf, like a browser would, not a crawl that robots.txt governs.
       const url = String(ds.config.source_url);
       const res = await safeFetch(url, { allowPrivate: deps.config.allowPrivateUrls, signal, accept: 'text/html,application/xhtml+xml,text/plain;q=0.8,*/*;q=0.5' });
       const type = normalizeMimeType(res.contentType ?? 'text/html');
@@ -150,7 +153,7 @@ async function crawlSite(deps: IngestDeps, site: Datasource, signal: AbortSignal
   const { orm, config, datasources } = deps;
   const em = orm.em.fork();
   const fetcher = (url: string) => safeFetch(url, { allowPrivate: config.allowPrivateUrls, signal });
-  const urls = await discoverSiteUrls({
+  const { urls, crawlDelayMs } = await discoverSite({
     sourceUrl: typeof site.config.source_url === 'string' ? site.config.source_url : undefined,
     sitemap: typeof site.config.sitemap === 'string' ? site.config.sitemap : undefined,
     limit: await crawlPageLimit(em, site.organization.id),
@@ -158,7 +161,21 @@ async function crawlSite(deps: IngestDeps, site: Datasource, signal: AbortSignal
     signal,
   });
   if (!urls.length) throw new PermanentError('No pages were found on this site.');
-  await datasources.replaceSitePages(em, site, urls);
+  await datasources.replaceSitePages(em, site, urls, pageStarts(urls, crawlDelayMs));
+}
+
+/**
+ * When each page's job may start, in seconds from now: the pages of an origin whose robots.txt
+ * asks for a Crawl-delay are spaced by it, so their fetches (one per job) keep that pace.
+ */
+function pageStarts(urls: string[], crawlDelayMs: Map<string, number>): number[] {
+  const next = new Map<string, number>();
+  return urls.map((url) => {
+    const origin = new URL(url).origin;
+    const at = next.get(origin) ?? 0;
+    next.set(origin, at + (crawlDelayMs.get(origin) ?? 0) / 1000);
+    return Math.ceil(at);
+  });
 }
 
 /** Timeouts, network failures and 5xx/429 answers may pass; everything else about the input will not. */
@@ -168,10 +185,10 @@ function isPermanent(err: unknown): boolean {
     if (err.code === 'HTTP_STATUS' && (err.status === 429 || (err.status ?? 0) >= 500)) return false;
     return true;
   }
-  return err instanceof PermanentError || err instanceof LoaderError;
+  return err instanceof PermanentError || err instanceof LoaderError || err instanceof RobotsDisallowedError;
 }
 
 function readable(err: unknown): string {
-  if (err instanceof LoaderError || err instanceof FetchError || err instanceof PermanentError) return err.message;
+  if (err instanceof LoaderError || err instanceof FetchError || err instanceof PermanentError || err instanceof RobotsDisallowedError) return err.message;
   return `Processing failed: ${err instanceof Error ? err.message : String(err)}`.slice(0, 1000);
 }

@@ -3,6 +3,9 @@ import { Readability } from '@mozilla/readability';
 import { XMLParser } from 'fast-xml-parser';
 import { compile, type FormatCallback } from 'html-to-text';
 import { parseHTML } from 'linkedom';
+import robotsParserModule from 'robots-parser';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DEFAULT_USER_AGENT } from '../providers/safe-fetch.ts';
 
 /**
  * Web pages and web sites for ingestion: the readable text of one page, and the list of pages
@@ -262,6 +265,16 @@ export interface DiscoverOptions {
   limit: number;
   fetch: (url: string) => Promise<{ url: string; contentType: string | null; body: Buffer }>;
   signal?: AbortSignal;
+  /** Whose rules of robots.txt apply (its product token); the fetcher must send the same. */
+  userAgent?: string;
+  /** Cap on a robots.txt Crawl-delay (default MAX_CRAWL_DELAY_MS). */
+  maxCrawlDelayMs?: number;
+}
+
+export interface DiscoveredSite {
+  urls: string[];
+  /** Per origin of the found pages, the pause its robots.txt asks between two requests (capped); 0 when none. */
+  crawlDelayMs: Map<string, number>;
 }
 
 const MAX_SITEMAP_DEPTH = 3;
@@ -284,36 +297,156 @@ const NON_HTML_EXTENSION =
  * sitemap fall through to the next method; a failure to fetch sourceUrl itself is thrown.
  */
 export async function discoverSiteUrls(opts: DiscoverOptions): Promise<string[]> {
+  return (await discoverSite(opts)).urls;
+}
+
+/**
+ * discoverSiteUrls, and the Crawl-delay of each origin whose pages were found (for spacing the
+ * pages' own fetches). Every fetch of discovery but robots.txt's own waits out its origin's
+ * Crawl-delay, and a page that robots.txt disallows to us is neither fetched nor listed.
+ * Throws RobotsDisallowedError when robots.txt disallows the source page of a link walk.
+ */
+export async function discoverSite(opts: DiscoverOptions): Promise<DiscoveredSite> {
   const limit = Math.floor(opts.limit);
-  if (!(limit > 0)) return [];
-  const ctx: DiscoveryContext = { limit, fetch: opts.fetch, signal: opts.signal, visitedSitemaps: new Set() };
+  const robots = new Robots(opts);
+  const ctx: DiscoveryContext = { limit, fetch: (url) => robots.fetch(url), robots, signal: opts.signal, visitedSitemaps: new Set() };
+  const found = async (urls: string[]) => ({ urls, crawlDelayMs: await robots.delays(urls) });
+  if (!(limit > 0)) return found([]);
 
   if (opts.sitemap) {
-    return readSitemaps(ctx, [requireHttpUrl(opts.sitemap, 'sitemap')], () => true, true);
+    return found(await readSitemaps(ctx, [requireHttpUrl(opts.sitemap, 'sitemap')], () => true, true));
   }
   if (!opts.sourceUrl) throw new TypeError('discoverSiteUrls needs a sourceUrl or a sitemap.');
   const source = new URL(requireHttpUrl(opts.sourceUrl, 'sourceUrl'));
   const site = siteKey(source);
   const onSite = (u: URL) => siteKey(u) === site;
 
-  const robotsSitemaps = await readRobotsSitemaps(ctx, source);
+  const robotsSitemaps = (await robots.rules(source.href)).sitemaps;
   if (robotsSitemaps.length > 0) {
     const pages = await readSitemaps(ctx, robotsSitemaps, onSite, false);
-    if (pages.length > 0) return pages;
+    if (pages.length > 0) return found(pages);
   }
   const conventional = new URL('/sitemap.xml', source.origin).href;
   if (!ctx.visitedSitemaps.has(conventional)) {
     const pages = await readSitemaps(ctx, [conventional], onSite, false);
-    if (pages.length > 0) return pages;
+    if (pages.length > 0) return found(pages);
   }
-  return crawlLinks(ctx, source);
+  return found(await crawlLinks(ctx, source));
 }
 
 interface DiscoveryContext {
   limit: number;
   fetch: DiscoverOptions['fetch'];
+  robots: Robots;
   signal?: AbortSignal;
   visitedSitemaps: Set<string>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// robots.txt
+// ---------------------------------------------------------------------------------------------
+
+/** Longest pause between two requests to one origin that a robots.txt Crawl-delay gets from us. */
+export const MAX_CRAWL_DELAY_MS = 10_000;
+
+/** The source page of a site crawl is one that the site's robots.txt keeps crawlers away from. */
+export class RobotsDisallowedError extends Error {
+  constructor(readonly url: string) {
+    super(`The site's robots.txt does not allow crawlers to read ${url}.`);
+    this.name = 'RobotsDisallowedError';
+  }
+}
+
+interface OriginRules {
+  allows(url: string): boolean;
+  delayMs: number;
+  /** Its Sitemap: lines, absolute. */
+  sitemaps: string[];
+}
+
+// robots-parser is CommonJS (`module.exports = function`), which its types declare as a default export.
+const robotsParser = robotsParserModule as unknown as typeof robotsParserModule.default;
+
+const ALLOW_ALL: OriginRules = { allows: () => true, delayMs: 0, sitemaps: [] };
+
+/**
+ * What each origin's robots.txt says to our user agent (its group, else `*`), read once per
+ * discovery, and the pacing it asks for. A robots.txt that cannot be read (missing, an error
+ * status, a network failure) allows everything: most sites have none, and a broken one should
+ * not stop a crawl that a user asked for.
+ */
+class Robots {
+  private readonly origins = new Map<string, Promise<OriginRules>>();
+  private readonly lastRequest = new Map<string, number>();
+  private readonly userAgent: string;
+  private readonly maxDelayMs: number;
+
+  constructor(private readonly opts: DiscoverOptions) {
+    this.userAgent = opts.userAgent ?? DEFAULT_USER_AGENT;
+    this.maxDelayMs = opts.maxCrawlDelayMs ?? MAX_CRAWL_DELAY_MS;
+  }
+
+  rules(url: string): Promise<OriginRules> {
+    const origin = new URL(url).origin;
+    let rules = this.origins.get(origin);
+    if (!rules) {
+      rules = this.read(origin);
+      this.origins.set(origin, rules);
+    }
+    return rules;
+  }
+
+  async allows(url: string): Promise<boolean> {
+    return (await this.rules(url)).allows(url);
+  }
+
+  /** Fetches after waiting out the origin's Crawl-delay since our last request to it. */
+  async fetch(url: string): Promise<Awaited<ReturnType<DiscoverOptions['fetch']>>> {
+    const origin = new URL(url).origin;
+    const { delayMs } = await this.rules(url);
+    const wait = (this.lastRequest.get(origin) ?? -Infinity) + delayMs - Date.now();
+    // Aborted while waiting: the caller's reason, as from every other step of discovery.
+    if (wait > 0) await sleep(wait, undefined, { signal: this.opts.signal }).catch((err) => (this.opts.signal?.throwIfAborted(), Promise.reject(err)));
+    this.lastRequest.set(origin, Date.now());
+    return this.opts.fetch(url);
+  }
+
+  async delays(urls: string[]): Promise<Map<string, number>> {
+    const delays = new Map<string, number>();
+    for (const url of urls) {
+      const origin = new URL(url).origin;
+      if (!delays.has(origin)) delays.set(origin, (await this.rules(url)).delayMs);
+    }
+    return delays;
+  }
+
+  private async read(origin: string): Promise<OriginRules> {
+    const robotsUrl = `${origin}/robots.txt`;
+    this.opts.signal?.throwIfAborted();
+    let text: string;
+    let finalUrl: string;
+    try {
+      const res = await this.opts.fetch(robotsUrl);
+      text = res.body.toString('utf8');
+      finalUrl = res.url;
+    } catch {
+      this.opts.signal?.throwIfAborted();
+      return ALLOW_ALL;
+    }
+    const parsed = robotsParser(robotsUrl, text);
+    const seconds = Number(parsed.getCrawlDelay(this.userAgent) ?? 0);
+    const sitemaps: string[] = [];
+    for (const line of parsed.getSitemaps()) {
+      const url = absoluteHttpUrl(line, finalUrl);
+      if (url && !sitemaps.includes(url)) sitemaps.push(url);
+    }
+    return {
+      // A URL of another origin is not this file's business (the parser answers undefined).
+      allows: (url) => parsed.isAllowed(url, this.userAgent) !== false,
+      delayMs: Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds * 1000, this.maxDelayMs) : 0,
+      sitemaps,
+    };
+  }
 }
 
 function requireHttpUrl(value: string, what: string): string {
@@ -343,18 +476,6 @@ async function tryFetch(ctx: DiscoveryContext, url: string) {
     ctx.signal?.throwIfAborted();
     return null;
   }
-}
-
-async function readRobotsSitemaps(ctx: DiscoveryContext, source: URL): Promise<string[]> {
-  const robots = await tryFetch(ctx, new URL('/robots.txt', source.origin).href);
-  if (!robots) return [];
-  const sitemaps: string[] = [];
-  for (const line of robots.body.toString('utf8').split(/\r?\n/)) {
-    const match = /^\s*sitemap\s*:\s*(\S+)/i.exec(line);
-    const url = match ? absoluteHttpUrl(match[1]!, robots.url) : null;
-    if (url && !sitemaps.includes(url)) sitemaps.push(url);
-  }
-  return sitemaps;
 }
 
 /**
@@ -389,7 +510,7 @@ async function readSitemaps(
     }
     for (const loc of content.urls) {
       const page = absoluteHttpUrl(loc, base);
-      if (!page || !keepPage(new URL(page))) continue;
+      if (!page || !keepPage(new URL(page)) || pages.has(page) || !(await ctx.robots.allows(page))) continue;
       pages.add(page);
       if (pages.size >= ctx.limit) break;
     }
@@ -437,6 +558,7 @@ async function crawlLinks(ctx: DiscoveryContext, source: URL): Promise<string[]>
     fetches++;
     let page: Awaited<ReturnType<DiscoverOptions['fetch']>> | null;
     if (pageUrl === start) {
+      if (!(await ctx.robots.allows(start))) throw new RobotsDisallowedError(start);
       ctx.signal?.throwIfAborted();
       page = await ctx.fetch(pageUrl);
       // A site that redirects its entry point to another host (example.com -> example.org)
@@ -469,6 +591,7 @@ async function crawlLinks(ctx: DiscoveryContext, source: URL): Promise<string[]>
       const u = new URL(link);
       if (seen.has(link) || !sites.has(siteKey(u)) || NON_HTML_EXTENSION.test(u.pathname)) continue;
       seen.add(link);
+      if (!(await ctx.robots.allows(link))) continue;
       discovered.push(link);
     }
   }
