@@ -225,6 +225,41 @@ describe('the embedded database lock', () => {
     }
   }, 30_000);
 
+  it('never has two holders: four processes locking and releasing as fast as they can for 1.5 s', async () => {
+    // A check-then-write lock lets two processes in now and then under this load; an exclusive one never.
+    const dir = tempDir();
+    const lockModule = path.join(root, 'src/db/lock.ts');
+    const script = `
+      import { rmSync, writeFileSync } from 'node:fs';
+      const { lockDataDir } = await import(${JSON.stringify(lockModule)});
+      const [at, dir] = [Number(process.argv[1]), process.argv[2]];
+      const marker = dir + '/holder';
+      while (Date.now() < at) {}
+      let wins = 0, overlaps = 0;
+      for (const until = Date.now() + 1500; Date.now() < until; ) {
+        let release;
+        try { release = lockDataDir(dir); } catch { continue; }
+        wins++;
+        try { writeFileSync(marker, '', { flag: 'wx' }); } catch { overlaps++; }
+        for (let i = 0; i < 200; i++) writeFileSync(marker, String(i));
+        rmSync(marker, { force: true });
+        release();
+      }
+      console.log(JSON.stringify({ wins, overlaps }));`;
+    const at = Date.now() + 3000;
+    const runs = await Promise.all(
+      Array.from({ length: 4 }, () => new Promise<{ wins: number; overlaps: number }>((resolve, reject) => {
+        const child = spawn(process.execPath, ['--import', '@swc-node/register/esm-register', '--input-type=module', '-e', script, String(at), dir], { cwd: root });
+        let out = '';
+        child.stdout.on('data', (d) => (out += d));
+        child.stderr.on('data', (d) => (out += d));
+        child.on('close', () => { try { resolve(JSON.parse(out.trim().split('\n').at(-1)!)); } catch { reject(new Error(out)); } });
+      })),
+    );
+    expect(runs.reduce((n, r) => n + r.wins, 0)).toBeGreaterThan(20);
+    expect(runs.map((r) => r.overlaps)).toEqual([0, 0, 0, 0]);
+  }, 30_000);
+
   it('a pid file left by a dead process is taken over, by exactly one of several at once', async () => {
     const dir = tempDir();
     writeFileSync(path.join(dir, 'agentbase.pid'), String(await deadPid()));
