@@ -1,4 +1,4 @@
-import { RecursiveCharacterTextSplitter } from '@langchain/textsplitters';
+import { createTextSplitter } from '../providers/text-splitter.ts';
 import type { LoadedDocument } from './loaders/index.ts';
 
 export interface Piece {
@@ -19,7 +19,7 @@ export function estimateTokens(text: string): number {
  * knows its page and no chunk straddles two pages.
  */
 export async function splitDocument(doc: LoadedDocument, opts: { chunkSize: number; chunkOverlap: number }): Promise<Piece[]> {
-  const splitter = new RecursiveCharacterTextSplitter({
+  const splitter = createTextSplitter({
     chunkSize: opts.chunkSize,
     chunkOverlap: Math.min(opts.chunkOverlap, Math.floor(opts.chunkSize / 2)),
   });
@@ -27,7 +27,7 @@ export async function splitDocument(doc: LoadedDocument, opts: { chunkSize: numb
   const pieces: Piece[] = [];
   for (const section of sections) {
     if (!section.text.trim()) continue;
-    for (const text of await splitter.splitText(section.text)) {
+    for (const text of await splitter.split(section.text)) {
       const trimmed = text.trim();
       if (trimmed) pieces.push({ text: trimmed, position: pieces.length, page: section.page });
     }

@@ -1,15 +1,12 @@
 /**
- * What the universal processor can do on this machine: OCR (tesseract.js with the English
- * data of an npm package, always there after `npm install`), ffmpeg/ffprobe (Debian's
- * packages; optional), and the models of the OpenAI-compatible endpoint (optional). Checked
+ * What the universal processor can do on this machine: OCR (an npm package with its English
+ * data, always there after `npm install`), ffmpeg/ffprobe (Debian's packages; optional), both
+ * probed by providers/media-probe.ts, and the models of the OpenAI-compatible endpoint (optional). Checked
  * once per process; start-up logs the report, and every response carries it in
  * `context.capabilities` so a caller sees why something is missing.
  */
-import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import path from 'node:path';
 import type { Config } from '../config.ts';
+import { probeOcr, probeTool } from '../providers/media-probe.ts';
 import type { OcrSetup } from './protocol.ts';
 
 export interface Capability {
@@ -40,42 +37,6 @@ export interface Environment {
   ocr: OcrSetup | null;
 }
 
-const require = createRequire(import.meta.url);
-
-/** The LSTM-only "best_int" English model: 3 MB, and what tesseract.js itself picks for LSTM. */
-function findOcrData(): OcrSetup | null {
-  try {
-    const data = path.dirname(require.resolve('@tesseract.js-data/eng/package.json'));
-    const core = path.dirname(require.resolve('tesseract.js-core/package.json'));
-    require.resolve('tesseract.js');
-    const langPath = path.join(data, '4.0.0_best_int');
-    return existsSync(path.join(langPath, 'eng.traineddata.gz')) ? { langPath, corePath: core } : null;
-  } catch {
-    return null;
-  }
-}
-
-const toolProbes = new Map<string, Promise<{ ok: true; version: string } | { ok: false; reason: string }>>();
-
-/** Runs `<tool> -version` once per process and executable. */
-function probeTool(executable: string) {
-  let probe = toolProbes.get(executable);
-  if (!probe) {
-    probe = new Promise((resolve) => {
-      execFile(executable, ['-hide_banner', '-version'], { timeout: 10_000, maxBuffer: 1024 * 1024 }, (error, stdout) => {
-        if (error) {
-          const code = (error as NodeJS.ErrnoException).code;
-          resolve({ ok: false, reason: code === 'ENOENT' ? 'not found' : `does not run (${error.message.split('\n', 1)[0]})` });
-        } else {
-          resolve({ ok: true, version: stdout.split('\n', 1)[0]!.trim() });
-        }
-      });
-    });
-    toolProbes.set(executable, probe);
-  }
-  return probe;
-}
-
 const INSTALL_HINT = 'install it (Debian/Ubuntu: apt-get install ffmpeg, which brings ffprobe too) and restart';
 
 async function tool(name: 'ffmpeg' | 'ffprobe', configured: string | null | undefined, uses: string): Promise<{ path: string | null; capability: Capability }> {
@@ -95,14 +56,12 @@ export async function probeEnvironment(config: Pick<Config, 'openai' | 'models'>
     tool('ffmpeg', tools.ffmpeg, 'video keyframe text and the audio track of videos'),
     tool('ffprobe', tools.ffprobe, 'video metadata (duration, resolution, codecs)'),
   ]);
-  const ocr = findOcrData();
+  const { setup: ocr, detail: ocrDetail } = probeOcr();
   const endpoint = config.openai !== null;
   const vision = config.models.vision;
   const transcription = config.models.transcription;
   const capabilities: Capabilities = {
-    ocr: ocr
-      ? { available: true, detail: 'tesseract.js with the English data of @tesseract.js-data/eng (offline)' }
-      : { available: false, detail: 'tesseract.js or @tesseract.js-data/eng is not installed: run npm install.' },
+    ocr: { available: ocr !== null, detail: ocrDetail },
     ffmpeg: ffmpeg.capability,
     ffprobe: ffprobe.capability,
     vision:

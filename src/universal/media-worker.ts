@@ -1,12 +1,13 @@
 /**
  * Child-process entry of the media extraction (see media.ts): receives one job over IPC,
- * reads the file (sharp, tesseract.js, music-metadata, ffprobe/ffmpeg), sends one reply and
- * exits. A separate process rather than a thread because sharp and ffmpeg are native code:
+ * reads the file (image, OCR, container metadata, ffprobe/ffmpeg: all in providers/), sends one
+ * reply and exits. A separate process rather than a thread because the image library and ffmpeg are native code:
  * a crash or a runaway allocation there ends this process, never the server.
  */
 import { readFile } from 'node:fs/promises';
-import { parseFile } from 'music-metadata';
-import sharp, { type Metadata } from 'sharp';
+import { readContainerMetadata } from '../providers/audio-metadata.ts';
+import { imageMetadata, resizedImage, useOneImageAtATime, type ImageMetadata } from '../providers/image.ts';
+import { OCR_MISSING } from '../providers/media-probe.ts';
 import { extractAudioTrack, extractKeyframes, ffprobe, keyframeTimes, ToolError, type MediaInput, type Probe } from '../providers/ffmpeg.ts';
 import { formatOf } from './formats.ts';
 import { createOcr, prepareForOcr, type Ocr } from '../providers/ocr.ts';
@@ -29,8 +30,7 @@ const VISION_MAX_SIDE = 2048;
 const VISION_MAX_BYTES = 8 * 1024 * 1024;
 const VISION_FORMATS: Record<string, string> = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp', gif: 'image/gif' };
 
-sharp.cache(false);
-sharp.concurrency(1);
+useOneImageAtATime();
 
 let deadline = Date.now() + 60_000;
 const remaining = () => Math.max(1, deadline - Date.now());
@@ -83,10 +83,9 @@ async function run(job: MediaJob): Promise<MediaResult> {
 async function image(job: MediaJob): Promise<MediaResult> {
   const label = formatOf(job.type).label;
   const corrupt = (cause: unknown) => new JobError('CORRUPT', `The image could not be read: it is damaged or not a valid ${label}.`, { cause });
-  let meta: Metadata;
+  let meta: ImageMetadata;
   try {
-    // Headers only: a decompression bomb is measured here before any pixel is decoded.
-    meta = await sharp(job.path, { limitInputPixels: false }).metadata();
+    meta = await imageMetadata(job.path);
   } catch (error) {
     throw corrupt(error);
   }
@@ -124,7 +123,7 @@ async function image(job: MediaJob): Promise<MediaResult> {
       result.ocrText = text;
       metadata.ocrConfidence = confidence;
     } else {
-      result.notes.push('OCR is not available on this server (tesseract.js data missing): no text was read from the image.');
+      result.notes.push(`OCR is not available on this server (${OCR_MISSING}): no text was read from the image.`);
     }
   } finally {
     if (starting) await starting.then((ocr) => ocr.close()).catch(() => {});
@@ -134,16 +133,14 @@ async function image(job: MediaJob): Promise<MediaResult> {
 }
 
 /** The original when a vision model takes it as it is; otherwise a PNG or JPEG of at most 2048 px. */
-async function visionImage(job: MediaJob, meta: Metadata, width: number, height: number): Promise<{ mimeType: string; data: Uint8Array }> {
+async function visionImage(job: MediaJob, meta: ImageMetadata, width: number, height: number): Promise<{ mimeType: string; data: Uint8Array }> {
   const original = await readFile(job.path);
   const mimeType = VISION_FORMATS[meta.format ?? ''];
   const upright = (meta.orientation ?? 1) === 1;
   if (mimeType && upright && Math.max(width, height) <= VISION_MAX_SIDE && original.length <= VISION_MAX_BYTES && !(meta.pages && meta.pages > 1)) {
     return { mimeType, data: original };
   }
-  const pipeline = sharp(job.path, { limitInputPixels: job.maxPixels }).rotate().resize({ width: VISION_MAX_SIDE, height: VISION_MAX_SIDE, fit: 'inside', withoutEnlargement: true });
-  if (meta.hasAlpha) return { mimeType: 'image/png', data: await pipeline.png().toBuffer() };
-  return { mimeType: 'image/jpeg', data: await pipeline.jpeg({ quality: 90 }).toBuffer() };
+  return resizedImage(job.path, { maxPixels: job.maxPixels, maxSide: VISION_MAX_SIDE, hasAlpha: meta.hasAlpha ?? false });
 }
 
 // ---- audio ----
@@ -155,7 +152,7 @@ async function audio(job: MediaJob): Promise<MediaResult> {
   let duration: number | undefined;
   let readError: unknown;
   try {
-    const mm = await parseFile(job.path, { duration: true, skipCovers: true });
+    const mm = await readContainerMetadata(job.path);
     const f = mm.format;
     duration = finite(f.duration);
     metadata = compact({
@@ -272,7 +269,7 @@ async function video(job: MediaJob): Promise<MediaResult> {
     result.keyframes = keyframes;
     result.keyframesRead = frames.length;
   } else {
-    notes.push('OCR is not available on this server (tesseract.js data missing): no text was read from keyframes.');
+    notes.push(`OCR is not available on this server (${OCR_MISSING}): no text was read from keyframes.`);
   }
   if (a && job.wantAudioTrack) {
     try {
@@ -288,7 +285,7 @@ async function video(job: MediaJob): Promise<MediaResult> {
 /** Without ffprobe: what music-metadata can tell from the container (duration for MP4, MOV, WMV). */
 async function containerMetadata(path: string): Promise<{ metadata: Record<string, unknown>; duration?: number }> {
   try {
-    const mm = await parseFile(path, { duration: true, skipCovers: true });
+    const mm = await readContainerMetadata(path);
     const duration = finite(mm.format.duration);
     const video = mm.format.trackInfo?.find((t) => t.video);
     return {

@@ -1,10 +1,11 @@
 /**
  * Runs one media extraction (image, audio, video) in a fresh child process with a deadline
  * and a memory cap, and kills it (with any ffmpeg it started) past either. A process rather
- * than a worker thread: sharp, tesseract's WebAssembly heap and ffmpeg allocate outside V8's
+ * than a worker thread: the image library, the OCR engine's WebAssembly heap and ffmpeg allocate outside V8's
  * heap, where a thread's `resourceLimits` cannot reach, and a native crash must end only the
  * job. The cap is enforced on the child's resident memory (polled), besides V8's heap limit.
  */
+// Forks our own media-worker.ts (not an outside program), so this stays here rather than in providers/.
 import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -103,7 +104,7 @@ function runChild(job: Omit<MediaJob, 'deadlineMs'>, limits: MediaLimits): Promi
       clearTimeout(timer);
       clearInterval(watch);
       outcome();
-      // The answer is in: whatever is still running (tesseract, ffmpeg) goes with the group.
+      // The answer is in: whatever is still running (OCR, ffmpeg) goes with the group.
       if (child.exitCode === null && child.signalCode === null) setTimeout(() => killAll(child), 2000).unref();
     };
     const fail = (code: MediaErrorCode, message: string, cause?: unknown) => settle(() => reject(new MediaError(code, message, cause === undefined ? undefined : { cause })));

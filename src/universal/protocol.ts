@@ -21,7 +21,7 @@ export interface MediaJob {
 }
 
 export interface OcrSetup {
-  /** Folder holding eng.traineddata.gz (the @tesseract.js-data/eng package). */
+  /** Folder holding eng.traineddata.gz (the English OCR data package, see providers/media-probe.ts). */
   langPath: string;
   corePath: string;
 }
