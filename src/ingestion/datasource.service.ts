@@ -17,7 +17,7 @@ import type { Queue } from '../queue/queue.ts';
 import { Visibility } from '../vocabulary.ts';
 import { Datasource, DatasourceStatus, DatasourceType } from './datasource.entity.ts';
 import { assertMove, canMove, movesInto } from './datasource.status.ts';
-import { DATASOURCE_MIME_TYPES, mimeTypeFromFileName, normalizeMimeType } from './loaders/index.ts';
+import { DATASOURCE_MIME_TYPES, extensionFor, mimeTypeFromFileName, normalizeMimeType } from './loaders/index.ts';
 
 export const INGEST_QUEUE = 'ingest-datasource';
 export const DATASOURCE_STATUS = 'datasource_status';
@@ -152,7 +152,7 @@ export class DatasourceService {
     const datastore = await this.writableDatastore(em, auth, datastoreId, { publicAllowed: true });
     const mimeType = this.supportedType(input.type, input.fileName ?? undefined, 'type');
     await assertStoredTokensLeft(em, datastore.organization.id);
-    const fileName = cleanFileName(input.fileName || `upload${extensionOf(mimeType)}`);
+    const fileName = cleanFileName(input.fileName || `upload${extensionFor(mimeType)}`);
     const id = newId();
     const storageKey = `datastores/${datastore.id}/${id}/${fileName}`;
     const datasource = em.create(Datasource, {
@@ -459,20 +459,6 @@ export function cleanFileName(name: string): string {
   const cleaned = base.replace(/[\x00-\x1f\x7f]/g, '').replace(/\.{2,}/g, '.').replace(/^\.+/, '').trim();
   const short = Buffer.byteLength(cleaned) > 200 ? cleaned.slice(-100) : cleaned;
   return short || 'upload';
-}
-
-function extensionOf(mime: string): string {
-  const map: Record<string, string> = {
-    'text/csv': '.csv',
-    'text/plain': '.txt',
-    'text/markdown': '.md',
-    'application/pdf': '.pdf',
-    'application/json': '.json',
-    'application/vnd.openxmlformats-officedocument.presentationml.presentation': '.pptx',
-    'application/vnd.openxmlformats-officedocument.wordprocessingml.document': '.docx',
-    'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': '.xlsx',
-  };
-  return map[mime] ?? '';
 }
 
 function webConfig(type: DatasourceType, config: Record<string, unknown> | null | undefined): Record<string, unknown> {

@@ -1,10 +1,11 @@
-import { gunzipSync } from 'node:zlib';
 import { Readability } from '@mozilla/readability';
 import { XMLParser } from 'fast-xml-parser';
 import { compile, type FormatCallback } from 'html-to-text';
 import { parseHTML } from 'linkedom';
 import robotsParserModule from 'robots-parser';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { magic } from '../files/file-types.ts';
+import { gunzipFile } from '../providers/decompress.ts';
 import { DEFAULT_USER_AGENT } from '../providers/safe-fetch.ts';
 
 /**
@@ -526,8 +527,8 @@ async function readSitemaps(
 
 /** .xml.gz sitemaps arrive as gzip files, not as a Content-Encoding the fetcher undoes. */
 function sitemapText(body: Buffer): string {
-  if (body[0] === 0x1f && body[1] === 0x8b) {
-    return gunzipSync(body, { maxOutputLength: MAX_SITEMAP_BYTES }).toString('utf8');
+  if (magic.gzip(body)) {
+    return gunzipFile(body, MAX_SITEMAP_BYTES).toString('utf8');
   }
   return body.toString('utf8');
 }

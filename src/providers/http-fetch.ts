@@ -9,7 +9,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { Readable } from 'node:stream';
-import zlib from 'node:zlib';
+import { contentDecoder } from './decompress.ts';
 
 export interface HttpFetchOptions {
   /** Sockets per host (default 256). */
@@ -61,7 +61,7 @@ export function createHttpFetch(opts: HttpFetchOptions = {}): typeof fetch {
 /** The body as sent (the Content-Encoding header is dropped once decoded, as fetch does). */
 function decode(res: http.IncomingMessage, headers: Headers): Readable {
   const encoding = headers.get('content-encoding')?.trim().toLowerCase();
-  const decoder = encoding === 'gzip' || encoding === 'x-gzip' ? zlib.createGunzip() : encoding === 'deflate' ? zlib.createInflate() : encoding === 'br' ? zlib.createBrotliDecompress() : null;
+  const decoder = encoding ? contentDecoder(encoding) : null;
   if (!decoder) return res;
   headers.delete('content-encoding');
   headers.delete('content-length');

@@ -2,9 +2,9 @@ import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
-import zlib from 'node:zlib';
 import type { Transform } from 'node:stream';
 import ipaddr from 'ipaddr.js';
+import { CONTENT_CODINGS, contentDecoder } from './decompress.ts';
 
 /**
  * An HTTP(S) GET for crawling URLs that users give us. The server must never become a proxy
@@ -301,7 +301,7 @@ function fetchOnce(url: URL, ctx: HopContext): Promise<HopResult> {
         .split(',')
         .map((e) => e.trim().toLowerCase())
         .filter((e) => e && e !== 'identity');
-      const unknown = encodings.find((e) => !['gzip', 'x-gzip', 'deflate', 'br'].includes(e));
+      const unknown = encodings.find((e) => !CONTENT_CODINGS.includes(e));
       if (unknown) {
         finish(new FetchError('UNSUPPORTED_CONTENT', `Unsupported content encoding: ${unknown}`));
         return;
@@ -331,7 +331,7 @@ function fetchOnce(url: URL, ctx: HopContext): Promise<HopResult> {
         // server, which only the first byte tells.
         if (!first) {
           // Content-Encoding lists codings in the order applied: undo them in reverse.
-          decoders = [...encodings].reverse().map((e, i) => decoderFor(e, i === 0 ? chunk[0] : undefined));
+          decoders = [...encodings].reverse().map((e, i) => contentDecoder(e, i === 0 ? chunk[0] : undefined)!);
           for (let i = 0; i < decoders.length - 1; i++) decoders[i]!.pipe(decoders[i + 1]!);
           for (const d of decoders) {
             d.on('error', (err) => finish(new FetchError('NETWORK', `Could not decode the ${encodings.join(', ')} body: ${err.message}`)));
@@ -354,16 +354,6 @@ function fetchOnce(url: URL, ctx: HopContext): Promise<HopResult> {
     });
     request.end(ctx.body);
   });
-}
-
-function decoderFor(encoding: string, firstByte: number | undefined): Transform {
-  if (encoding === 'br') return zlib.createBrotliDecompress();
-  if (encoding === 'deflate') {
-    // A zlib header starts with CM=8 in the low nibble and a window size <= 7 in the high one.
-    const zlibWrapped = firstByte === undefined || ((firstByte & 0x0f) === 8 && firstByte >> 4 <= 7);
-    return zlibWrapped ? zlib.createInflate() : zlib.createInflateRaw();
-  }
-  return zlib.createGunzip();
 }
 
 function asFetchError(error: unknown, signal: AbortSignal): unknown {

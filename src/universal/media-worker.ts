@@ -9,6 +9,7 @@ import { readContainerMetadata } from '../providers/audio-metadata.ts';
 import { imageMetadata, resizedImage, useOneImageAtATime, type ImageMetadata } from '../providers/image.ts';
 import { OCR_MISSING } from '../providers/media-probe.ts';
 import { extractAudioTrack, extractKeyframes, ffprobe, keyframeTimes, ToolError, type MediaInput, type Probe } from '../providers/ffmpeg.ts';
+import { typeOfExtension } from '../files/file-types.ts';
 import { formatOf } from './formats.ts';
 import { createOcr, prepareForOcr, type Ocr } from '../providers/ocr.ts';
 import type { KeyframeText, MediaErrorCode, MediaJob, MediaReply, MediaResult } from './protocol.ts';
@@ -28,7 +29,8 @@ const MAX_KEYFRAMES = 6;
 /** Largest side of an image handed to a vision model (OpenAI scales to this anyway). */
 const VISION_MAX_SIDE = 2048;
 const VISION_MAX_BYTES = 8 * 1024 * 1024;
-const VISION_FORMATS: Record<string, string> = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp', gif: 'image/gif' };
+/** The image library's format names that a vision model takes as they are. */
+const VISION_FORMATS: ReadonlySet<string> = new Set(['png', 'jpeg', 'webp', 'gif']);
 
 useOneImageAtATime();
 
@@ -135,7 +137,7 @@ async function image(job: MediaJob): Promise<MediaResult> {
 /** The original when a vision model takes it as it is; otherwise a PNG or JPEG of at most 2048 px. */
 async function visionImage(job: MediaJob, meta: ImageMetadata, width: number, height: number): Promise<{ mimeType: string; data: Uint8Array }> {
   const original = await readFile(job.path);
-  const mimeType = VISION_FORMATS[meta.format ?? ''];
+  const mimeType = meta.format && VISION_FORMATS.has(meta.format) ? typeOfExtension(meta.format)?.mimeType : undefined;
   const upright = (meta.orientation ?? 1) === 1;
   if (mimeType && upright && Math.max(width, height) <= VISION_MAX_SIDE && original.length <= VISION_MAX_BYTES && !(meta.pages && meta.pages > 1)) {
     return { mimeType, data: original };

@@ -14,7 +14,7 @@ import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { LoaderError } from './errors.ts';
-import { isOoxml, isSupportedMimeType, MIME, normalizeMimeType } from './mime.ts';
+import { isOoxml, isSupportedMimeType, labelOf, magic, MIME, normalizeMimeType } from './mime.ts';
 import { tooMuchText } from './common.ts';
 import { formatOf } from './parse.ts';
 import type { WorkerJob, WorkerReply } from './protocol.ts';
@@ -22,7 +22,7 @@ import type { LoadedDocument } from './types.ts';
 import { inspectZip } from './zip-guard.ts';
 import { Slots } from '../../slots.ts';
 
-export { DATASOURCE_MIME_TYPES, EXTRA_MIME_TYPES, mimeTypeFromFileName, normalizeMimeType } from './mime.ts';
+export { DATASOURCE_MIME_TYPES, EXTRA_MIME_TYPES, extensionFor, mimeTypeFromFileName, normalizeMimeType } from './mime.ts';
 export { LoaderError, type LoaderErrorCode } from './errors.ts';
 export type { LoadedDocument, LoadedPage } from './types.ts';
 
@@ -83,19 +83,6 @@ function workerExecArgv(): string[] | undefined {
 const MAX_CONCURRENT_WORKERS = Math.max(1, Math.min(4, availableParallelism()));
 const slots = new Slots(MAX_CONCURRENT_WORKERS);
 
-const DOC_LABELS: Readonly<Record<string, string>> = {
-  [MIME.docx]: 'Word document',
-  [MIME.pptx]: 'PowerPoint presentation',
-  [MIME.xlsx]: 'Excel workbook',
-  [MIME.doc]: 'Word document (.doc)',
-};
-
-const PDF_MAGIC = Buffer.from('%PDF-');
-// pdf.js, like Acrobat, accepts junk before the header within the first kilobyte.
-const PDF_HEADER_WINDOW = 1024;
-const OLE_MAGIC = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
-const ZIP_MAGIC = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
-
 const MB = 1024 * 1024;
 const TEXT_TYPES: ReadonlySet<string> = new Set([MIME.text, MIME.markdown, MIME.csv, MIME.json]);
 /**
@@ -119,7 +106,7 @@ function precheck(data: Buffer, mimeType: string, limits: Limits): void {
   const corrupt = () => new LoaderError('CORRUPT', formatOf(mimeType)!.corrupt);
   const heapBytes = limits.maxMemoryMb * MB;
   const guardZip = () => {
-    const { totalUncompressedBytes } = inspectZip(data, DOC_LABELS[mimeType]);
+    const { totalUncompressedBytes } = inspectZip(data, labelOf(mimeType));
     if (totalUncompressedBytes * ZIP_HEAP_BYTES_PER_UNCOMPRESSED_BYTE > heapBytes) throw tooLarge();
   };
   if (TEXT_TYPES.has(mimeType)) {
@@ -130,11 +117,11 @@ function precheck(data: Buffer, mimeType: string, limits: Limits): void {
   } else if (isOoxml(mimeType)) {
     guardZip();
   } else if (mimeType === MIME.pdf) {
-    if (data.subarray(0, PDF_HEADER_WINDOW).indexOf(PDF_MAGIC) < 0) throw corrupt();
+    if (!magic.pdf(data)) throw corrupt();
   } else if (mimeType === MIME.doc) {
     // word-extractor also reads a .docx sent as application/msword; guard it like one.
-    if (data.subarray(0, 4).equals(ZIP_MAGIC)) guardZip();
-    else if (!data.subarray(0, 8).equals(OLE_MAGIC)) throw corrupt();
+    if (magic.zip(data)) guardZip();
+    else if (!magic.ole(data)) throw corrupt();
   }
 }
 

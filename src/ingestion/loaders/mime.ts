@@ -1,14 +1,23 @@
-export const MIME = {
-  csv: 'text/csv',
-  text: 'text/plain',
-  markdown: 'text/markdown',
-  pdf: 'application/pdf',
-  json: 'application/json',
-  pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
-  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-  doc: 'application/msword',
-} as const;
+/**
+ * The datasources' view of the file types (src/files/file-types.ts): the MIME types a
+ * datasource may have, what a file name or a declared type means, and the labels and magic
+ * bytes the loaders check.
+ */
+import { bareMime, extensionOf, magic, typeOfExtension, typeOfMime } from '../../files/file-types.ts';
+
+const mimeOf = (ext: string) => typeOfExtension(ext)!.mimeType;
+
+export const MIME = Object.freeze({
+  csv: mimeOf('csv'),
+  text: mimeOf('txt'),
+  markdown: mimeOf('md'),
+  pdf: mimeOf('pdf'),
+  json: mimeOf('json'),
+  pptx: mimeOf('pptx'),
+  docx: mimeOf('docx'),
+  xlsx: mimeOf('xlsx'),
+  doc: mimeOf('doc'),
+});
 
 export const DATASOURCE_MIME_TYPES: readonly string[] = Object.freeze([
   MIME.csv,
@@ -35,43 +44,28 @@ export function isOoxml(type: string): boolean {
   return type === MIME.docx || type === MIME.pptx || type === MIME.xlsx;
 }
 
-const BY_EXTENSION: Readonly<Record<string, string>> = {
-  csv: MIME.csv,
-  txt: MIME.text,
-  md: MIME.markdown,
-  markdown: MIME.markdown,
-  pdf: MIME.pdf,
-  json: MIME.json,
-  pptx: MIME.pptx,
-  docx: MIME.docx,
-  xlsx: MIME.xlsx,
-  doc: MIME.doc,
-};
-
+/** The MIME type a file name's extension stands for, when the loaders read it; else null. */
 export function mimeTypeFromFileName(fileName: string): string | null {
-  // Browsers and some clients send a full path; only the last segment's extension counts.
-  const base = fileName.trim().split(/[/\\]/).pop() ?? '';
-  const dot = base.lastIndexOf('.');
-  if (dot < 0) return null;
-  const ext = base.slice(dot + 1).toLowerCase();
-  return Object.hasOwn(BY_EXTENSION, ext) ? BY_EXTENSION[ext]! : null;
+  const ext = extensionOf(fileName);
+  const type = ext ? typeOfExtension(ext) : undefined;
+  return type && SUPPORTED.has(type.mimeType) ? type.mimeType : null;
 }
 
-// Names that clients (browsers, curl, OS type databases) send for the same formats.
-const ALIASES: Readonly<Record<string, string>> = {
-  'text/x-markdown': MIME.markdown,
-  'text/md': MIME.markdown,
-  'text/x-md': MIME.markdown,
-  'application/csv': MIME.csv,
-  'text/x-csv': MIME.csv,
-  'application/x-csv': MIME.csv,
-  'text/comma-separated-values': MIME.csv,
-  'text/json': MIME.json,
-  'application/x-json': MIME.json,
-  'application/x-pdf': MIME.pdf,
-};
-
+/** The usual name of a MIME type, for the other names clients send; parameters and case dropped. */
 export function normalizeMimeType(type: string): string {
-  const bare = type.split(';', 1)[0]!.trim().toLowerCase();
-  return Object.hasOwn(ALIASES, bare) ? ALIASES[bare]! : bare;
+  const bare = bareMime(type);
+  return typeOfMime(bare)?.mimeType ?? bare;
 }
+
+/** "Word document", "Excel workbook"… for messages. */
+export function labelOf(mimeType: string): string | undefined {
+  return typeOfMime(mimeType)?.label;
+}
+
+/** The usual extension with its dot (".docx"), or '' for a type we do not know. */
+export function extensionFor(mimeType: string): string {
+  const ext = typeOfMime(mimeType)?.extensions[0];
+  return ext ? `.${ext}` : '';
+}
+
+export { magic };

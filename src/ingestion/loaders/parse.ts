@@ -1,6 +1,6 @@
 import { LoaderError } from './errors.ts';
 import { tooMuchText } from './common.ts';
-import { isOoxml, MIME } from './mime.ts';
+import { isOoxml, magic, MIME } from './mime.ts';
 import { verifyZip } from './zip-guard.ts';
 import type { LoadedDocument, ParseOptions } from './types.ts';
 
@@ -79,7 +79,7 @@ export async function parseDocument(data: Buffer, mimeType: string, opts: ParseO
   let doc: LoadedDocument;
   try {
     // word-extractor reads .docx bytes sent as .doc too, so those are checked the same way.
-    if (isOoxml(mimeType) || (mimeType === MIME.doc && data.length >= 4 && data.readUInt32LE(0) === 0x04034b50)) verifyZip(data);
+    if (isOoxml(mimeType) || (mimeType === MIME.doc && magic.zip(data))) verifyZip(data);
     doc = await parse(data, opts);
   } catch (error) {
     if (error instanceof LoaderError) throw error;
