@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import {
   DATASOURCE_MIME_TYPES,
   EXTRA_MIME_TYPES,
+  extensionFor,
   LoaderError,
   loadDocument,
   mimeTypeFromFileName,
@@ -17,6 +18,7 @@ import {
   type LoaderErrorCode,
 } from '../src/ingestion/loaders/index.ts';
 import { inspectZip, ZIP_MAX_ENTRIES } from '../src/ingestion/loaders/zip-guard.ts';
+import { formatOf, normalizeFileType, sniffType } from '../src/universal/formats.ts';
 import { MIME as T, makeDoc, makeDocx, makePdf, makePptx, makeXlsx } from './support/samples.ts';
 
 async function failure(promise: Promise<unknown>): Promise<LoaderError> {
@@ -65,6 +67,26 @@ describe('MIME types', () => {
     expect(normalizeMimeType('text/x-markdown')).toBe(T.md);
     expect(normalizeMimeType('application/csv')).toBe(T.csv);
     expect(normalizeMimeType('image/png')).toBe('image/png');
+  });
+
+  it('is one table with the universal processor: extensions, MIME types, labels and magic bytes agree', async () => {
+    for (const mime of DATASOURCE_MIME_TYPES) expect(mimeTypeFromFileName(`upload${extensionFor(mime)}`)).toBe(mime);
+    expect(extensionFor('image/png')).toBe('.png');
+    expect(extensionFor('application/x-unknown')).toBe('');
+    expect(formatOf('docx')).toMatchObject({ mimeType: T.docx, label: 'Word document' });
+    expect(formatOf('doc')).toMatchObject({ mimeType: T.doc, label: 'Word document (.doc)' });
+    expect(formatOf('pdf').mimeType).toBe(T.pdf);
+    expect(normalizeFileType('.TIF')).toBe('tiff');
+    expect(normalizeFileType('jpeg')).toBe('jpeg');
+    expect(normalizeFileType('markdown')).toBeNull();
+    // A PDF header after some junk within the first kilobyte: both views take it, a later one neither.
+    const pdf = makePdf([['Junk first, then a real PDF.']]);
+    const late = Buffer.concat([Buffer.alloc(1100, 0x20), pdf]);
+    const early = Buffer.concat([Buffer.alloc(100, 0x20), pdf]);
+    expect(sniffType(early)).toBe('pdf');
+    expect((await loadDocument(early, T.pdf)).text).toContain('Junk first');
+    expect(formatOf('pdf').sniff(late)).toBe(false);
+    expect((await failure(loadDocument(late, T.pdf))).code).toBe('CORRUPT');
   });
 });
 
