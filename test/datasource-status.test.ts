@@ -9,6 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createClient } from 'graphql-sse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { storeChunks } from '../src/ingestion/chunk.store.ts';
 import { Datasource, DatasourceStatus as S, DatasourceType } from '../src/ingestion/datasource.entity.ts';
 import { canMove, IllegalStatusMove, movesInto, STATUS_MOVES } from '../src/ingestion/datasource.status.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
@@ -111,14 +112,34 @@ describe('DatasourceService.transition on real rows', () => {
     }
   });
 
-  it("a job's outcome does not land on a datasource asked for again meanwhile", async () => {
+  it("a run's outcome lands only while the run still owns the row: not after a new request, not after a newer run", async () => {
     const { em, ds } = await rowIn(S.pending);
-    expect(await app.services.datasources.markFailed(em, ds, 'too late')).toBe(false);
-    expect(await app.services.datasources.markOverLimit(em, ds, 'too late')).toBe(false);
+    const { datasources } = app.services;
+    const first = (await datasources.markRunning(em, ds))!;
+    expect(await statusOf(ds.id)).toEqual({ status: S.running, error_message: null });
+
+    // Asked for again while the first run works: the first run's outcome is dropped.
+    const again = em.fork();
+    await datasources.transition(again, await again.findOneOrFail(Datasource, ds.id), S.pending);
+    expect(await datasources.markFailed(em, ds, first, 'too late')).toBe(false);
+    expect(await datasources.markOverLimit(em, ds, first, 'too late')).toBe(false);
     expect(await statusOf(ds.id)).toEqual({ status: S.pending, error_message: null });
-    expect(await app.services.datasources.markRunning(em, ds)).toBe(true);
-    expect(await app.services.datasources.markFailed(em, ds, 'failed for good')).toBe(true);
-    expect(await statusOf(ds.id)).toEqual({ status: S.error, error_message: 'failed for good' });
+
+    // The new request's run starts; the first, slower run finishes after it started and stores nothing.
+    await new Promise((r) => setTimeout(r, 5)); // two runs never share a millisecond in practice
+    const second = (await datasources.markRunning(em, ds))!;
+    const target = { datasourceId: ds.id, datastoreId: store, customId: null, dimension: 3 };
+    const piece = (text: string) => ({ text, position: 0, page: null, embedding: [0.1, 0.2, 0.3], metadata: {} });
+    const done = (run: typeof first, text: string) => ({ tokenCount: 1, hash: text, name: null, status: datasources.statusWrite(ds, run, S.synched, { chunkCount: 1 }) });
+    expect(await storeChunks(em, target, [piece('stale text')], done(first, 'stale'))).toBe(false);
+    expect(await sql(app, 'select text from chunks where datasource_id = ?', [ds.id])).toEqual([]);
+    expect((await statusOf(ds.id)).status).toBe(S.running);
+
+    expect(await storeChunks(em, target, [piece('fresh text')], done(second, 'fresh'))).toBe(true);
+    expect(await sql(app, 'select text from chunks where datasource_id = ?', [ds.id])).toEqual([{ text: 'fresh text' }]);
+    expect(await statusOf(ds.id)).toEqual({ status: S.synched, error_message: null });
+    // An outcome of a finished run cannot land twice either.
+    expect(await datasources.markFailed(em, ds, second, 'after the fact')).toBe(false);
   });
 });
 

@@ -24,7 +24,7 @@ export interface SynchedRow {
   hash: string;
   /** A new name (a web page's title), or null to keep it. */
   name: string | null;
-  /** `synched` as DatasourceService allows it: the statuses it may come from and its notification. */
+  /** `synched` as DatasourceService allows it: its guard (statuses, run) and its notification. */
   status: StatusWrite;
 }
 
@@ -55,7 +55,7 @@ function insertParams(target: ChunkTarget, batch: ChunkRow[]): unknown[] {
 
 /**
  * The row's update and its notification: $1 is the datasource, the new values from $<first> on
- * (9 parameters). Only a row in a status the move may come from is written.
+ * (10 parameters). Only a row that the move's guard allows (its status, its run) is written.
  */
 function synchedSql(first: number): string {
   const p = (k: number) => `$${first + k}`;
@@ -63,13 +63,13 @@ function synchedSql(first: number): string {
       update datasources
          set status = ${p(0)}, chunk_count = ${p(1)}, token_count = ${p(2)}, hash = ${p(3)}, last_synch = ${p(4)}, updated_at = ${p(4)},
              error_message = null, name = coalesce(${p(5)}, name)
-       where id = $1 and status = any(${p(8)}::text[]) returning id)
+       where id = $1 and status = any(${p(8)}::text[]) and (${p(9)}::timestamptz is null or updated_at = ${p(9)}::timestamptz) returning id)
     select pg_notify(${p(6)}, ${p(7)}) from synched`;
 }
 
 function synchedParams(rows: ChunkRow[], done: SynchedRow): unknown[] {
-  const { status, from, notify } = done.status;
-  return [status, rows.length, done.tokenCount, done.hash, new Date(), done.name, notify.channel, notify.payload, from];
+  const { status, from, since, notify } = done.status;
+  return [status, rows.length, done.tokenCount, done.hash, new Date(), done.name, notify.channel, notify.payload, from, since];
 }
 
 /**
@@ -87,7 +87,7 @@ export async function storeChunks(em: Em, target: ChunkTarget, rows: ChunkRow[],
   if (rows.length <= INSERT_BATCH) {
     const result = await rawQuery(
       em,
-      `with target as (select id from datasources where id = $1 and status = any($20::text[])),
+      `with target as (select id from datasources where id = $1 and status = any($20::text[]) and ($21::timestamptz is null or updated_at = $21::timestamptz)),
             gone as (delete from chunks where datasource_id = (select id from target)),
             added as (insert into chunks (${COLUMNS}) ${INSERT_SELECT} where exists (select 1 from target)),
             ${synchedSql(12)}`,
@@ -96,8 +96,12 @@ export async function storeChunks(em: Em, target: ChunkTarget, rows: ChunkRow[],
     return result.length > 0;
   }
   return em.transactional(async (tx) => {
-    const [row] = await rawQuery(tx, 'select id from datasources where id = $1 and status = any($2::text[]) for no key update', [target.datasourceId, done.status.from]);
-    if (!row) return false; // deleted, or asked for again, while we worked
+    const [row] = await rawQuery(
+      tx,
+      'select id from datasources where id = $1 and status = any($2::text[]) and ($3::timestamptz is null or updated_at = $3::timestamptz) for no key update',
+      [target.datasourceId, done.status.from, done.status.since],
+    );
+    if (!row) return false; // deleted, asked for again, or taken over by a newer run while we worked
     await replaceChunks(tx, target, rows);
     await rawQuery(tx, `with ${synchedSql(2)}`, [target.datasourceId, ...synchedParams(rows, done)]);
     return true;

@@ -49,13 +49,26 @@ export interface StatusFields {
 }
 
 /**
- * A status change that a statement of its own writes (see markRunning, chunk.store.ts): the new
- * status, the statuses it may come from (the statement's `status = any(from)` guard) and the
+ * One processing of a datasource by a worker, from markRunning on. Its outcome is written only
+ * while the row is as that run left it (`updated_at` = `startedAt`, optimistic locking): a
+ * request made meanwhile (pending) or a newer run of the same datasource has taken it over, and
+ * that one decides, so a slow, stale run can never overwrite a newer result.
+ */
+export interface Run {
+  datasourceId: string;
+  startedAt: Date;
+}
+
+/**
+ * A status change that a statement of its own writes (see chunk.store.ts): the new status, its
+ * guard (the statuses it may come from, and the run that must still own the row) and the
  * notification it sends.
  */
 export interface StatusWrite {
   status: DatasourceStatus;
   from: DatasourceStatus[];
+  /** The row's updated_at that the write requires (the run's start), or null for none. */
+  since: Date | null;
   notify: { channel: string; payload: string };
 }
 
@@ -278,39 +291,44 @@ export class DatasourceService {
   }
 
   /**
-   * `to` as a statement of its own writes it together with other rows (chunk.store.ts): the
-   * statuses it may come from, for its `status = any(from)` guard, and its notification, which
-   * reports `changes` beside the status.
+   * `to`, as `run`'s outcome, for a statement that writes it together with other rows
+   * (chunk.store.ts): its guard, and its notification, which reports `changes` beside the status.
    */
-  statusWrite(ds: Datasource, to: DatasourceStatus, changes: Partial<Pick<StatusChange, 'errorMessage' | 'chunkCount' | 'name'>> = {}): StatusWrite {
-    return { status: to, from: movesInto(to), notify: this.statusNotification(ds, { errorMessage: null, ...changes, status: to }) };
+  statusWrite(ds: Datasource, run: Run | null, to: DatasourceStatus, changes: Partial<Pick<StatusChange, 'errorMessage' | 'chunkCount' | 'name'>> = {}): StatusWrite {
+    return {
+      status: to,
+      from: movesInto(to),
+      since: run?.startedAt ?? null,
+      notify: this.statusNotification(ds, { errorMessage: null, ...changes, status: to }),
+    };
   }
 
-  /** A worker took the datasource. Leaves `ds` as loaded. False when the datasource is gone. */
-  markRunning(em: Em, ds: Datasource): Promise<boolean> {
-    return this.settle(em, ds, DatasourceStatus.running, null);
+  /** A worker took the datasource: its run. Leaves `ds` as loaded. Null when the datasource is gone. */
+  async markRunning(em: Em, ds: Datasource): Promise<Run | null> {
+    const startedAt = new Date();
+    return (await this.settle(em, ds, null, DatasourceStatus.running, null, startedAt)) ? { datasourceId: ds.id, startedAt } : null;
   }
 
-  /** Processing failed for good. False when the datasource is gone or was asked for again meanwhile (its new job decides). */
-  markFailed(em: Em, ds: Datasource, message: string): Promise<boolean> {
-    return this.settle(em, ds, DatasourceStatus.error, message);
+  /** The run failed for good. False when the datasource is gone or another run or request took it over. */
+  markFailed(em: Em, ds: Datasource, run: Run, message: string): Promise<boolean> {
+    return this.settle(em, ds, run, DatasourceStatus.error, message);
   }
 
-  /** Storing the document would pass the organization's stored-token limit. False as for markFailed. */
-  markOverLimit(em: Em, ds: Datasource, message: string): Promise<boolean> {
-    return this.settle(em, ds, DatasourceStatus.usage_limit_reached, message);
+  /** Storing the run's document would pass the organization's stored-token limit. False as for markFailed. */
+  markOverLimit(em: Em, ds: Datasource, run: Run, message: string): Promise<boolean> {
+    return this.settle(em, ds, run, DatasourceStatus.usage_limit_reached, message);
   }
 
   /**
    * A crawl's result, in one transaction: each page a web_page datasource of the site (new ones
    * created, known ones asked for again, vanished ones deleted), each queued, and the site
    * synched. `startAfterSeconds[i]` delays the job of `urls[i]` (a site's Crawl-delay). False,
-   * writing nothing, when the site is gone or was asked for again meanwhile.
+   * writing nothing, when the site is gone or another run or request took it over.
    */
-  async replaceSitePages(em: Em, site: Datasource, urls: string[], startAfterSeconds: number[] = []): Promise<boolean> {
+  async replaceSitePages(em: Em, site: Datasource, run: Run, urls: string[], startAfterSeconds: number[] = []): Promise<boolean> {
     return em.transactional(async (tx) => {
       const row = await tx.findOne(Datasource, site.id, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      if (!row || !canMove(row.status, DatasourceStatus.synched)) return false;
+      if (!row || !canMove(row.status, DatasourceStatus.synched) || row.updatedAt.getTime() !== run.startedAt.getTime()) return false;
       const children = await tx.find(Datasource, { groupId: site.id });
       const byUrl = new Map(children.map((c) => [String(c.config.source_url), c]));
       const keep = new Set(urls);
@@ -347,17 +365,18 @@ export class DatasourceService {
 
   /**
    * One statement writes `to` and announces it (its own transaction; the notification goes out
-   * on commit), guarded by the statuses `to` may come from.
+   * on commit), guarded by the statuses `to` may come from and by `run`.
    */
-  private async settle(em: Em, ds: Datasource, to: DatasourceStatus, errorMessage: string | null): Promise<boolean> {
-    const write = this.statusWrite(ds, to, { errorMessage });
+  private async settle(em: Em, ds: Datasource, run: Run | null, to: DatasourceStatus, errorMessage: string | null, at = new Date()): Promise<boolean> {
+    const write = this.statusWrite(ds, run, to, { errorMessage });
     const rows = await rawQuery(
       em,
       `with moved as (
-         update datasources set status = $2, error_message = $3, updated_at = $4 where id = $1 and status = any($5::text[]) returning id
+         update datasources set status = $2, error_message = $3, updated_at = $4
+          where id = $1 and status = any($5::text[]) and ($8::timestamptz is null or updated_at = $8::timestamptz) returning id
        )
        select pg_notify($6, $7) from moved`,
-      [ds.id, to, errorMessage, new Date(), write.from, write.notify.channel, write.notify.payload],
+      [ds.id, to, errorMessage, at, write.from, write.notify.channel, write.notify.payload, write.since],
     );
     return rows.length > 0;
   }

@@ -15,7 +15,7 @@ import type { Queue } from '../queue/queue.ts';
 import { storeChunks } from './chunk.store.ts';
 import { estimateTokens, splitDocument } from './chunker.ts';
 import { Datasource, DatasourceStatus, DatasourceType } from './datasource.entity.ts';
-import { contentHash, INGEST_QUEUE, type DatasourceService, type IngestJobData } from './datasource.service.ts';
+import { contentHash, INGEST_QUEUE, type DatasourceService, type IngestJobData, type Run } from './datasource.service.ts';
 import { loadDocument, LoaderError, normalizeMimeType, type LoadedDocument } from './loaders/index.ts';
 import { decodeHtml, discoverSite, extractMainContent, RobotsDisallowedError } from './web.ts';
 
@@ -68,20 +68,21 @@ export async function ingest(deps: IngestDeps, job: Job<IngestJobData> & { retry
   const lastAttempt = job.retryCount >= (job.retryLimit ?? INGEST_QUEUE_OPTIONS.retryLimit);
 
   // `running`, written and announced in one statement.
-  if (!(await datasources.markRunning(em, ds))) return;
+  const run = await datasources.markRunning(em, ds);
+  if (!run) return;
 
   try {
-    if (ds.type === DatasourceType.web_site) await crawlSite(deps, ds, job.signal);
-    else await processDocument(deps, ds, datastore, job.signal);
+    if (ds.type === DatasourceType.web_site) await crawlSite(deps, ds, run, job.signal);
+    else await processDocument(deps, ds, run, datastore, job.signal);
   } catch (err) {
     const permanent = isPermanent(err);
     logger.warn('ingestion failed', { datasourceId: ds.id, attempt: job.retryCount, permanent, error: err });
     if (!permanent && !lastAttempt) throw err; // pg-boss retries with backoff
-    await datasources.markFailed(em.fork(), ds, readable(err));
+    await datasources.markFailed(em.fork(), ds, run, readable(err));
   }
 }
 
-async function processDocument(deps: IngestDeps, ds: Datasource, datastore: Datastore, signal: AbortSignal): Promise<void> {
+async function processDocument(deps: IngestDeps, ds: Datasource, run: Run, datastore: Datastore, signal: AbortSignal): Promise<void> {
   const { orm, embedder, datasources } = deps;
   const { doc, hashInput, url } = await loadContent(deps, ds, signal);
   const pieces = await splitDocument(doc, { chunkSize: datastore.chunkSize, chunkOverlap: datastore.chunkOverlap });
@@ -91,7 +92,7 @@ async function processDocument(deps: IngestDeps, ds: Datasource, datastore: Data
   const em = orm.em.fork();
   const { fits, used: others, limit } = await tokensFit(em, ds.organization.id, ds.id, tokens);
   if (!fits) {
-    await datasources.markOverLimit(em, ds, `Storing ${tokens} more tokens would pass the organization's limit of ${limit} (${others} stored).`);
+    await datasources.markOverLimit(em, ds, run, `Storing ${tokens} more tokens would pass the organization's limit of ${limit} (${others} stored).`);
     return;
   }
 
@@ -114,7 +115,7 @@ async function processDocument(deps: IngestDeps, ds: Datasource, datastore: Data
       tokenCount: tokens,
       hash: contentHash(hashInput),
       name,
-      status: datasources.statusWrite(ds, DatasourceStatus.synched, { chunkCount: pieces.length, ...(name ? { name } : {}) }),
+      status: datasources.statusWrite(ds, run, DatasourceStatus.synched, { chunkCount: pieces.length, ...(name ? { name } : {}) }),
     },
   );
 }
@@ -149,7 +150,7 @@ async function loadContent(deps: IngestDeps, ds: Datasource, signal: AbortSignal
 }
 
 /** A site: discover its pages, make each a web_page child, drop pages that disappeared. */
-async function crawlSite(deps: IngestDeps, site: Datasource, signal: AbortSignal): Promise<void> {
+async function crawlSite(deps: IngestDeps, site: Datasource, run: Run, signal: AbortSignal): Promise<void> {
   const { orm, config, datasources } = deps;
   const em = orm.em.fork();
   const fetcher = (url: string) => safeFetch(url, { allowPrivate: config.allowPrivateUrls, signal });
@@ -161,7 +162,7 @@ async function crawlSite(deps: IngestDeps, site: Datasource, signal: AbortSignal
     signal,
   });
   if (!urls.length) throw new PermanentError('No pages were found on this site.');
-  await datasources.replaceSitePages(em, site, urls, pageStarts(urls, crawlDelayMs));
+  await datasources.replaceSitePages(em, site, run, urls, pageStarts(urls, crawlDelayMs));
 }
 
 /**
