@@ -106,7 +106,7 @@ async function processDocument(deps: IngestDeps, ds: Datasource, run: Run, datas
   // A web page named after its URL (the default) takes its title.
   const name = ds.type === DatasourceType.web_page && doc.title && (!ds.name || ds.name === ds.config.source_url) ? doc.title.slice(0, 500) : null;
 
-  // Chunks replaced, the row synched and announced: atomically (deleted meanwhile: nothing written).
+  // Chunks replaced, the row synched and announced: atomically (deleted or taken over meanwhile: nothing written).
   await storeChunks(
     em,
     { datasourceId: ds.id, datastoreId: datastore.id, customId: ds.customId ?? null, dimension: embedder.dimension },
