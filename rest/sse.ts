@@ -1,5 +1,5 @@
 /**
- * The server-sent events wire format of the REST streams (see README, "Streaming"):
+ * The server-sent events wire format of the REST streams (see docs/reference.md):
  *   event: answer             data: a text fragment (a fragment with newlines spans several data: lines)
  *   event: endpoint_response  data: a fragment of the final JSON; concatenated they parse
  *   event: metadata           data: JSON state (forms)
