@@ -3,6 +3,7 @@
  * extractive answerer), persist both messages. Every check that can refuse a request runs
  * before the answer stream is handed out, so a stream never starts just to fail.
  */
+import { assertCanAsk, isOutsider } from '../access.ts';
 import type { Agent } from '../agents/agent.entity.ts';
 import type { AgentService } from '../agents/agent.service.ts';
 import type { Auth } from '../auth/auth.ts';
@@ -11,13 +12,12 @@ import type { ConversationRef, ConversationService } from '../conversations/conv
 import { MessageFrom } from '../conversations/message.entity.ts';
 import { turnStream, type TurnControl } from '../conversations/turn-stream.ts';
 import type { Em } from '../db/orm.ts';
-import { AppError, notFound } from '../errors.ts';
+import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { Limits } from '../limits/limits.ts';
 import { ChatError, type ChatModel, type Usage } from '../providers/chat.ts';
 import { EmbeddingError } from '../providers/embeddings.ts';
 import type { Fragment, RetrievalService } from '../retrieval/retrieval.service.ts';
-import { Visibility } from '../vocabulary.ts';
 import { AnswerEventType, type AgentAnswer, type AgentQueryInput, type AnswerEvent } from './answer.inputs.ts';
 import { extractiveAnswer, pieces } from './extractive.ts';
 import { buildTurns } from './prompt.ts';
@@ -55,12 +55,11 @@ export class AnswerService {
    */
   async ask(em: Em, auth: Auth, ip: string, agentId: string, input: AgentQueryInput): Promise<AnswerStream> {
     const agent = await this.agents.get(em, auth, agentId);
-    const anonymousVisitor = auth.kind === 'anonymous' || auth.organizationId !== agent.organization.id;
+    const anonymousVisitor = isOutsider(auth, agent);
     const visitorId = input.visitorId?.trim() || newId();
 
     if (anonymousVisitor) {
-      // Only a public agent gets this far for outsiders (agents.get answers NOT_FOUND otherwise).
-      if (agent.visibility !== Visibility.public) throw notFound('Agent');
+      assertCanAsk(auth, agent); // agents.get already refused a private agent to outsiders: this states the rule
       await this.limits.admitVisitor(em, { scope: agent.id, visitorId, ip, what: 'questions' });
     }
 

@@ -5,7 +5,7 @@
  * byte and a visitor who leaves mid-reply loses nothing they answered.
  */
 import { randomBytes } from 'node:crypto';
-import { assertCanChange, requireMember } from '../access.ts';
+import { assertCanFillForm, assertOwned, requireMember } from '../access.ts';
 import { pieces } from '../answers/extractive.ts';
 import type { Auth } from '../auth/auth.ts';
 import { TtlCache } from '../cache.ts';
@@ -15,7 +15,7 @@ import { MessageFrom } from '../conversations/message.entity.ts';
 import { turnStream, type TurnControl } from '../conversations/turn-stream.ts';
 import { findById } from '../db/find.ts';
 import type { Em } from '../db/orm.ts';
-import { AppError, badInput, notFound } from '../errors.ts';
+import { AppError, badInput } from '../errors.ts';
 import { pageArgs, toPage, type Page } from '../graphql/pagination.ts';
 import { newId } from '../ids.ts';
 import type { Limits } from '../limits/limits.ts';
@@ -85,9 +85,8 @@ export class FormService {
 
   /** Throws UNAUTHENTICATED, NOT_FOUND (unknown, or another organization's). */
   async get(em: Em, auth: Auth, id: string): Promise<Form> {
-    requireMember(auth);
     // Forms have no public side in GraphQL: another organization's form answers as unknown.
-    return assertCanChange(auth, await findById(em, Form, id), 'Form');
+    return assertOwned(auth, await findById(em, Form, id), 'Form');
   }
 
   /** Newest first. Throws UNAUTHENTICATED, BAD_USER_INPUT. */
@@ -176,9 +175,7 @@ export class FormService {
    * was answered meanwhile), BAD_USER_INPUT.
    */
   async chat(em: Em, ip: string, formId: string, input: FormChatInput): Promise<FormChatStream> {
-    const form = await findById(em, Form, formId);
-    // The public side of a form exists only while it is published.
-    if (!form || !form.published) throw notFound('Form');
+    const form = assertCanFillForm(await findById(em, Form, formId));
     const visitorId = input.visitorId?.trim() || newId();
     await this.limits.admitVisitor(em, { scope: form.id, visitorId, ip, what: 'messages' });
     const compiled = this.compile(form);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import type { Auth } from '../auth/auth.ts';
-import { isOwner, requireMember } from '../access.ts';
+import { assertCanWriteDatastore, assertOwned, requireMember } from '../access.ts';
 import type { Config } from '../config.ts';
 import type { Em } from '../db/orm.ts';
 import { Datastore } from '../datastores/datastore.entity.ts';
@@ -14,7 +14,6 @@ import { newId } from '../ids.ts';
 import { assertStoredTokensLeft } from '../limits/content.ts';
 import type { ObjectStorage } from '../providers/storage.ts';
 import type { Queue } from '../queue/queue.ts';
-import { Visibility } from '../vocabulary.ts';
 import { Datasource, DatasourceStatus, DatasourceType } from './datasource.entity.ts';
 import { assertMove, canMove, movesInto } from './datasource.status.ts';
 import { DATASOURCE_MIME_TYPES, extensionFor, mimeTypeFromFileName, normalizeMimeType } from './loaders/index.ts';
@@ -430,17 +429,12 @@ export class DatasourceService {
   }
 
   private async ownDatastore(em: Em, auth: Auth, id: string): Promise<Datastore> {
-    const member = requireMember(auth);
-    return findOr404(em, Datastore, id, 'Datastore', { organization: member.organizationId });
+    return assertOwned(auth, await findById(em, Datastore, id), 'Datastore');
   }
 
   /** Public datastores accept some writes without credentials, as the REST interface says. */
   private async writableDatastore(em: Em, auth: Auth, id: string, opts: { publicAllowed: boolean }): Promise<Datastore> {
-    const datastore = await findById(em, Datastore, id);
-    if (datastore && opts.publicAllowed && datastore.visibility === Visibility.public) return datastore;
-    requireMember(auth);
-    if (!datastore || !isOwner(auth, datastore)) throw notFound('Datastore');
-    return datastore;
+    return assertCanWriteDatastore(auth, await findById(em, Datastore, id), opts);
   }
 
   private supportedType(type: string | undefined, fileName?: string, field = 'file'): string {
