@@ -7,7 +7,8 @@
  * IDs inside input objects (`datastoreIds`, `conversationId`) are left to the services'
  * lookups (db/find.ts), which name the field they belong to.
  */
-import { getNullableType, isListType, isObjectType, isScalarType, type GraphQLArgument, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
+import { getNullableType, isListType, isScalarType, type GraphQLArgument, type GraphQLSchema } from 'graphql';
+import { guardFields } from './field-guard.ts';
 import { AppError } from '../errors.ts';
 import { isId } from '../ids.ts';
 
@@ -33,23 +34,10 @@ export function assertWellFormedIds(args: Record<string, unknown>, names: readon
   }
 }
 
-/** Wraps every field with an ID argument (subscriptions when they start) with the check. */
+/** Every field with an ID argument checks it before it resolves. */
 export function guardIds(schema: GraphQLSchema): GraphQLSchema {
-  const subscription = schema.getSubscriptionType();
-  for (const type of Object.values(schema.getTypeMap())) {
-    if (!isObjectType(type) || type.name.startsWith('__')) continue;
-    for (const field of Object.values(type.getFields())) {
-      const names = field.args.filter(isIdArgument).map((a) => a.name);
-      if (!names.length) continue;
-      const wrap = (fn: GraphQLFieldResolver<unknown, unknown> | undefined) =>
-        fn &&
-        ((source: unknown, args: Record<string, unknown>, context: unknown, info: Parameters<GraphQLFieldResolver<unknown, unknown>>[3]) => {
-          assertWellFormedIds(args, names);
-          return fn(source, args, context, info);
-        });
-      if (type === subscription) field.subscribe = wrap(field.subscribe);
-      else field.resolve = wrap(field.resolve ?? ((source: Record<string, unknown>) => source[field.name]) as GraphQLFieldResolver<unknown, unknown>);
-    }
-  }
-  return schema;
+  return guardFields(schema, (field) => {
+    const names = field.args.filter(isIdArgument).map((a) => a.name);
+    return names.length ? (args) => assertWellFormedIds(args, names) : null;
+  });
 }

@@ -3,7 +3,8 @@
  * no UTF-8 form). Such a string in any argument is refused as BAD_USER_INPUT naming its field,
  * before any resolver (or subscription) runs, so it never reaches the database as a 500.
  */
-import { isObjectType, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
+import type { GraphQLSchema } from 'graphql';
+import { guardFields } from './field-guard.ts';
 import { badInput } from '../errors.ts';
 
 /** Where `value` holds unstorable text, its path (`metadata.note`, `urls[2]`); null when clean. */
@@ -49,27 +50,11 @@ export function assertStorableText(args: Record<string, unknown>, inputArgs: Rea
   }
 }
 
-/**
- * Wraps every field that takes arguments (root operations and fields such as
- * `messages(after:)`) with the check.
- */
+/** Every field that takes arguments (root operations, and fields such as `messages(after:)`) checks them before it resolves. */
 export function guardArguments(schema: GraphQLSchema): GraphQLSchema {
-  const subscription = schema.getSubscriptionType();
-  for (const type of Object.values(schema.getTypeMap())) {
-    if (!isObjectType(type) || type.name.startsWith('__')) continue;
-    for (const field of Object.values(type.getFields())) {
-      if (!field.args.length) continue;
-      const inputArgs = new Set(field.args.filter((a) => a.name === 'input').map((a) => a.name));
-      const wrap = (fn: GraphQLFieldResolver<unknown, unknown> | undefined) =>
-        fn &&
-        ((source: unknown, args: Record<string, unknown>, context: unknown, info: Parameters<GraphQLFieldResolver<unknown, unknown>>[3]) => {
-          assertStorableText(args, inputArgs);
-          return fn(source, args, context, info);
-        });
-      // A subscription's arguments are checked once, when it starts, not again for every event.
-      if (type === subscription) field.subscribe = wrap(field.subscribe);
-      else field.resolve = wrap(field.resolve ?? ((source: Record<string, unknown>) => source[field.name]) as GraphQLFieldResolver<unknown, unknown>);
-    }
-  }
-  return schema;
+  return guardFields(schema, (field) => {
+    if (!field.args.length) return null;
+    const inputArgs = new Set(field.args.filter((a) => a.name === 'input').map((a) => a.name));
+    return (args) => assertStorableText(args, inputArgs);
+  });
 }
