@@ -225,7 +225,7 @@ describe('the embedded database lock', () => {
     }
   }, 30_000);
 
-  it('never has two holders: four processes locking and releasing as fast as they can for 1.5 s', async () => {
+  it('never has two holders: four processes locking and releasing as fast as they can for 2.5 s', async () => {
     // A check-then-write lock lets two processes in now and then under this load; an exclusive one never.
     const dir = tempDir();
     const lockModule = path.join(root, 'src/db/lock.ts');
@@ -236,7 +236,7 @@ describe('the embedded database lock', () => {
       const marker = dir + '/holder';
       while (Date.now() < at) {}
       let wins = 0, overlaps = 0;
-      for (const until = Date.now() + 1500; Date.now() < until; ) {
+      for (const until = Date.now() + 2500; Date.now() < until; ) {
         let release;
         try { release = lockDataDir(dir); } catch { continue; }
         wins++;
@@ -246,7 +246,8 @@ describe('the embedded database lock', () => {
         release();
       }
       console.log(JSON.stringify({ wins, overlaps }));`;
-    const at = Date.now() + 3000;
+    // Start together once all four have loaded (slow under a loaded CI machine).
+    const at = Date.now() + 6000;
     const runs = await Promise.all(
       Array.from({ length: 4 }, () => new Promise<{ wins: number; overlaps: number }>((resolve, reject) => {
         const child = spawn(process.execPath, ['--import', '@swc-node/register/esm-register', '--input-type=module', '-e', script, String(at), dir], { cwd: root });
@@ -256,7 +257,8 @@ describe('the embedded database lock', () => {
         child.on('close', () => { try { resolve(JSON.parse(out.trim().split('\n').at(-1)!)); } catch { reject(new Error(out)); } });
       })),
     );
-    expect(runs.reduce((n, r) => n + r.wins, 0)).toBeGreaterThan(20);
+    // Enough hand-overs to matter (how many depends on the machine's load: both test suites may run at once).
+    expect(runs.reduce((n, r) => n + r.wins, 0)).toBeGreaterThan(8);
     expect(runs.map((r) => r.overlaps)).toEqual([0, 0, 0, 0]);
   }, 30_000);
 
