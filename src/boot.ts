@@ -54,7 +54,7 @@ export async function start(config: Config, opts: { logger?: Logger } = {}): Pro
     });
     cleanups.push(() => queue.stop());
     const storage = createStorage(config);
-    const services = await createServices(config, { bus, queue, storage, embedder, chat: createChatModel(config, { logger }) });
+    const services = await createServices(config, { bus, queue, storage, embedder, chat: createChatModel(config, { logger }), logger });
     cleanups.push(() => services.limits.close(db.orm.em.fork()));
 
     if (config.role !== 'api') {

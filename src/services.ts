@@ -1,6 +1,7 @@
 import { AgentService } from './agents/agent.service.ts';
 import { AuthService } from './auth/auth.service.ts';
 import type { Config } from './config.ts';
+import type { Logger } from './logger.ts';
 import { DatastoreService } from './datastores/datastore.service.ts';
 import type { EventBus } from './events/bus.ts';
 import { DatasourceService } from './ingestion/datasource.service.ts';
@@ -41,13 +42,15 @@ export interface Parts {
   queue: Queue;
   embedder: Embedder;
   chat: ChatModel | null;
+  /** Where the services that call model endpoints themselves log their failures. */
+  logger?: Logger;
 }
 
 export async function createServices(config: Config, parts: Parts): Promise<Services> {
   const datastores = new DatastoreService(parts.embedder, parts.storage, parts.bus);
   const agents = new AgentService(datastores, parts.bus);
   const retrieval = new RetrievalService(parts.embedder, datastores);
-  const { chat, ...shared } = parts;
+  const { chat, logger, ...shared } = parts;
   const limits = new Limits(config.rateLimits);
   const conversations = new ConversationService();
   const services: Services = {
@@ -62,7 +65,7 @@ export async function createServices(config: Config, parts: Parts): Promise<Serv
     answers: new AnswerService(config, agents, retrieval, chat, limits, conversations),
     conversations,
     forms: new FormService(config, parts.queue, chat, limits, conversations),
-    universal: new UniversalService(config, chat, agents, limits),
+    universal: new UniversalService(config, chat, agents, limits, { logger }),
   };
   await Promise.all([services.auth.init(), services.agents.init(), datastores.init()]);
   return services;

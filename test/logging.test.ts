@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installProcessGuard } from '../src/http/process-guard.ts';
 import { createLogger, withLogContext } from '../src/logger.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
+import { makeWav } from './support/media.ts';
 import { gql, http, newOrganization } from './support/client.ts';
 import { startOpenAiTestServer, type OpenAiTestServer } from './support/openai-server.ts';
 
@@ -43,7 +44,7 @@ let org: Awaited<ReturnType<typeof newOrganization>>;
 beforeAll(async () => {
   model = await startOpenAiTestServer();
   log = memoryLog();
-  app = await startTestApp({ OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'test-key' }, { logger: log.logger });
+  app = await startTestApp({ OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'test-key', TRANSCRIPTION_MODEL: 'whisper-test' }, { logger: log.logger });
   org = await newOrganization(app.url, 'Logging');
 }, 120_000);
 
@@ -133,6 +134,20 @@ describe('model endpoint failures', () => {
     expect(res.body.error.code).toBe('UPSTREAM_FAILED');
     const failure = log.lines().find((l) => l.msg === 'model endpoint failed' && l.requestId === 'model-fails');
     expect(failure).toMatchObject({ level: 'warn', endpoint: 'chat', status: 500 });
+    expect(failure!.latencyMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it('logs a failing speech endpoint (universal processor) with status and latency, and answers 502', async () => {
+    const agent = (await gql(app.url, `mutation { createAgent(input: { name: "Listens", visibility: public }) { id } }`, {}, { token: org.apiKey })).data.createAgent.id;
+    model.failNext('/v1/audio/transcriptions', 503, 1);
+    const res = await http('POST', `${app.api}/agents/${agent}/universal`, {
+      body: { fileBuffer: makeWav(1).toString('base64'), fileType: 'wav' },
+      headers: { 'x-request-id': 'speech-fails' },
+    });
+    expect(res.status).toBe(502);
+    expect(res.body.error.code).toBe('UPSTREAM_FAILED');
+    const failure = log.lines().find((l) => l.msg === 'model endpoint failed' && l.requestId === 'speech-fails');
+    expect(failure).toMatchObject({ level: 'warn', endpoint: 'transcription', model: 'whisper-test', status: 503 });
     expect(failure!.latencyMs).toBeGreaterThanOrEqual(0);
   });
 });

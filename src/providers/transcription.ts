@@ -4,6 +4,8 @@
  * whisper.cpp server offer it. No npm or Debian package ships a working speech model, so
  * without an endpoint there is no transcript, and nothing here pretends otherwise.
  */
+import type { Logger } from '../logger.ts';
+
 export interface TranscriptionEndpoint {
   baseUrl: string;
   apiKey: string;
@@ -20,7 +22,14 @@ export async function transcribe(
   model: string,
   audio: { data: Uint8Array; fileName: string; mimeType: string },
   signal?: AbortSignal,
+  logger?: Logger,
 ): Promise<string> {
+  const started = performance.now();
+  /** The endpoint failed (not the caller leaving): logged with what an operator needs. */
+  const failed = (message: string, status: number | null) => {
+    logger?.warn('model endpoint failed', { endpoint: 'transcription', model, status, latencyMs: Math.round(performance.now() - started), error: message });
+    return new TranscriptionError(message);
+  };
   const form = new FormData();
   // The endpoint tells the format by the file name's extension, as OpenAI's does.
   form.append('file', new Blob([audio.data], { type: audio.mimeType }), audio.fileName);
@@ -37,7 +46,7 @@ export async function transcribe(
     });
   } catch (error) {
     if (signal?.aborted) throw error;
-    throw new TranscriptionError(`The speech endpoint failed: ${error instanceof Error ? error.message : String(error)}`);
+    throw failed(`The speech endpoint failed: ${error instanceof Error ? error.message : String(error)}`, null);
   }
   const body = await res.text();
   if (!res.ok) {
@@ -47,7 +56,7 @@ export async function transcribe(
     } catch {
       // not JSON: the raw start of the body
     }
-    throw new TranscriptionError(`The speech endpoint answered ${res.status}: ${detail}`);
+    throw failed(`The speech endpoint answered ${res.status}: ${detail}`, res.status);
   }
   try {
     const text = (JSON.parse(body) as { text?: unknown }).text;
@@ -56,5 +65,5 @@ export async function transcribe(
     // Some servers answer plain text whatever was asked.
     if (!res.headers.get('content-type')?.includes('json')) return body.trim();
   }
-  throw new TranscriptionError('The speech endpoint answered without a transcript.');
+  throw failed('The speech endpoint answered without a transcript.', res.status);
 }

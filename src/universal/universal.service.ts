@@ -24,6 +24,7 @@ import { probeEnvironment, type Capabilities, type Environment, type ToolOptions
 import { checkBase64, formatOf, normalizeFileType, sniffType, SUPPORTED_LIST, type FileKind, type FileType } from './formats.ts';
 import { MediaError, runMediaJob } from './media.ts';
 import type { KeyframeText, MediaResult } from './protocol.ts';
+import type { Logger } from '../logger.ts';
 import { transcribe, TranscriptionError } from '../providers/transcription.ts';
 
 export interface UniversalInput {
@@ -43,6 +44,8 @@ export interface UniversalResult {
 }
 
 export interface UniversalOptions {
+  /** Where failures of the model endpoints this service calls itself (speech) are logged. */
+  logger?: Logger;
   /** Executables; `null` disables one (as if not installed). Default: `ffmpeg`/`ffprobe` from PATH. */
   tools?: ToolOptions;
   limits?: {
@@ -284,7 +287,7 @@ export class UniversalService {
 
   private async transcribeInto(extraction: Extracted, signal?: AbortSignal): Promise<void> {
     const audio = extraction.pendingAudio!;
-    const transcript = await transcribe(this.config.openai!, this.config.models.transcription!, audio, signal);
+    const transcript = await transcribe(this.config.openai!, this.config.models.transcription!, audio, signal, this.options.logger);
     extraction.transcript = transcript;
     const label = extraction.kind === 'video' ? 'Transcript of the audio track' : 'Transcript of the audio';
     const section = transcript ? `${label}:\n${transcript}` : '';
