@@ -52,8 +52,16 @@ async function main() {
     }
     process.exit(0);
   };
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  process.once('SIGINT', () => void shutdown('SIGINT'));
+  // `on`, not `once`: a supervisor and `npm` may both deliver the signal; a second one during the
+  // stop must not fall back to the default action and kill the process mid-stop (the 9 s deadline bounds it).
+  let stopping = false;
+  const onSignal = (signal: string) => {
+    if (stopping) return void logger.info('already shutting down', { signal });
+    stopping = true;
+    void shutdown(signal);
+  };
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  process.on('SIGINT', () => onSignal('SIGINT'));
 }
 
 main().catch((err: unknown) => {

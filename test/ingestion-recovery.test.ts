@@ -421,10 +421,11 @@ describe('d. ROLE=api and ROLE=worker (npm run worker) run apart', () => {
     signal(viaNpm.child, 'SIGTERM');
     await viaNpm.exited;
     await waitFor(async () => !groupAlive(viaNpm.child), 20_000, 'npm run worker to stop');
-    expect(viaNpm.logs().map((l) => l.msg)).toContain('shutting down');
+    // Its last lines may still be in the pipe when the process is gone: read until they arrive.
+    await waitFor(async () => viaNpm.logs().some((l) => l.msg === 'shutting down') || undefined, 5_000, 'the "shutting down" line of npm run worker');
 
     signal(direct.child, 'SIGTERM');
     expect(await direct.exited).toEqual({ code: 0, signal: null });
-    expect(direct.logs().map((l) => l.msg)).toContain('shutting down');
+    await waitFor(async () => direct.logs().some((l) => l.msg === 'shutting down') || undefined, 5_000, 'the "shutting down" line of the worker');
   }, 60_000);
 });
