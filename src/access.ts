@@ -61,7 +61,7 @@ export function isOutsider(auth: Auth, resource: Owned): boolean {
 }
 
 /** Public to anyone, private to its organization. */
-export function canRead(auth: Auth, resource: Owned): boolean {
+function canRead(auth: Auth, resource: Owned): boolean {
   return resource.visibility === Visibility.public || isOwner(auth, resource);
 }
 
@@ -100,11 +100,6 @@ export function assertOwned<T extends Owned>(auth: Auth, resource: T | null, wha
 export function assertCanWriteDatastore<T extends Owned>(auth: Auth, datastore: T | null, opts: { publicAllowed: boolean }): T {
   if (datastore && opts.publicAllowed && datastore.visibility === Visibility.public) return datastore;
   return assertOwned(auth, datastore, 'Datastore');
-}
-
-/** Asking an agent: who may read it may ask it (outsiders only a public one). Throws NOT_FOUND. */
-export function assertCanAsk<T extends Owned>(auth: Auth, agent: T | null): T {
-  return assertCanRead(auth, agent, 'Agent');
 }
 
 /** A form's chat: open to anyone once published; unpublished forms do not exist for it. Throws NOT_FOUND. */

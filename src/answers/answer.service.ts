@@ -3,7 +3,7 @@
  * extractive answerer), persist both messages. Every check that can refuse a request runs
  * before the answer stream is handed out, so a stream never starts just to fail.
  */
-import { assertCanAsk, isOutsider } from '../access.ts';
+import { isOutsider } from '../access.ts';
 import type { Agent } from '../agents/agent.entity.ts';
 import type { AgentService } from '../agents/agent.service.ts';
 import type { Auth } from '../auth/auth.ts';
@@ -58,8 +58,8 @@ export class AnswerService {
     const anonymousVisitor = isOutsider(auth, agent);
     const visitorId = input.visitorId?.trim() || newId();
 
+    // agents.get has refused a private agent to outsiders; they are held to the visitor rates.
     if (anonymousVisitor) {
-      assertCanAsk(auth, agent); // agents.get already refused a private agent to outsiders: this states the rule
       await this.limits.admitVisitor(em, { scope: agent.id, visitorId, ip, what: 'questions' });
     }
 

@@ -12,7 +12,7 @@ export interface TokenAllowance {
 }
 
 /** The organization's stored-token limit and the tokens its datasources store (all but `exceptDatasourceId`), in one query. */
-export async function tokenAllowance(em: Em, organizationId: string, exceptDatasourceId?: string): Promise<TokenAllowance> {
+async function tokenAllowance(em: Em, organizationId: string, exceptDatasourceId?: string): Promise<TokenAllowance> {
   const rows = await rawQuery<{ limit: string | number; used: string | number }>(
     em,
     `select o.stored_token_limit as "limit",

@@ -3,7 +3,7 @@
  * called the same way by every entry point (answers, forms, the universal processor, sign-in):
  *
  * - monthly queries: `limits.queries.reserve / refund` (PAYMENT_REQUIRED), one query reserved ahead;
- * - stored tokens and crawl pages: `limits.content` (content.ts; ingestion calls it);
+ * - stored tokens and crawl pages: content.ts, functions of the database the ingestion calls directly;
  * - request rates of outside visitors: `limits.admitVisitor` (RATE_LIMITED);
  * - the sign-in throttle: `limits.admitSignIn / signedIn` (RATE_LIMITED).
  *
@@ -19,7 +19,6 @@
 import type { Config } from '../config.ts';
 import type { Em } from '../db/orm.ts';
 import { AppError } from '../errors.ts';
-import { assertStoredTokensLeft, crawlPageLimit, tokenAllowance, tokensFit } from './content.ts';
 import { QueryAllowance } from './queries.ts';
 import { forget, hit, prune } from './rates.ts';
 
@@ -42,8 +41,6 @@ export interface Visitor {
 export class Limits {
   /** The monthly query allowance (one query reserved ahead per organization). */
   readonly queries = new QueryAllowance();
-  /** The organization's stored tokens and crawl pages. */
-  readonly content = { tokenAllowance, tokensFit, assertStoredTokensLeft, crawlPageLimit };
   private lastPrune = 0;
   private pruning: Promise<void> | null = null;
   private closed = false;

@@ -21,7 +21,7 @@ export interface Count {
 }
 
 /** One statement counts a hit on every key given: `rate_hit` (migration 20261125000000). */
-export const HIT_SQL = 'select key, hits, retry_after from rate_hit($1::text[], $2::integer[])';
+const HIT_SQL = 'select key, hits, retry_after from rate_hit($1::text[], $2::integer[])';
 
 /** Counts one hit on each key, in one statement. */
 export async function hit(em: Em, hits: Hit[]): Promise<Count[]> {
