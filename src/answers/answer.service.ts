@@ -67,22 +67,18 @@ export class AnswerService {
     const organizationId = agent.organization.id;
     const period = await this.limits.queries.reserve(em, organizationId);
     const found: Found = { fragments: [], usage: null };
-    const events = turnStream((turn) => this.produce(em, agent, conversation, input, turn, found), {
-      // Only what was said is kept; a turn that said nothing never used its query.
-      keepPartial: async (said) => {
-        if (!said) return false;
-        await this.persist(em, conversation, input.query, said, found, { incomplete: true });
-        return true;
-      },
-      giveQueryBack: () => this.limits.queries.refund(em, organizationId, period),
-    });
+    // Only what was said is kept; a turn that kept nothing gives its query back.
+    const giveBack = () => this.limits.queries.refund(em, organizationId, period);
+    const events = turnStream(
+      (turn) => this.produce(em, agent, conversation, input, turn, found),
+      (said) => (said ? this.persist(em, conversation, input.query, said, found, { incomplete: true }).catch(giveBack) : giveBack()),
+    );
     return { conversationId: conversation.id, visitorId: conversation.visitorId, events };
   }
 
   /** The answer's events; `found` keeps what a partial answer is stored with. */
   private async *produce(em: Em, agent: Agent, conversation: ConversationRef, input: AgentQueryInput, turn: TurnControl, found: Found): AsyncGenerator<AnswerEvent> {
     const { signal } = turn;
-    let text = '';
     try {
       const datastores = await this.agents.linkedDatastores(em, agent);
       found.fragments = datastores.length ? await this.retrieval.search(em, datastores, { query: input.query, topK: SOURCES_FOR_ANSWER, filters: input.filters }, signal) : [];
@@ -100,24 +96,22 @@ export class AnswerService {
         }, signal)) {
           if (chunk.type === 'usage') found.usage = chunk.usage;
           else {
-            text += chunk.text;
             turn.said(chunk.text);
             yield { type: AnswerEventType.answer, text: chunk.text };
           }
         }
       } else {
         for (const piece of pieces(extractiveAnswer(found.fragments, datastores.length > 0))) {
-          text += piece;
           turn.said(piece);
           yield { type: AnswerEventType.answer, text: piece };
         }
       }
-      const messageId = await this.persist(em, conversation, input.query, text, found, {});
+      const messageId = await this.persist(em, conversation, input.query, turn.text, found, {});
       turn.done();
       this.limits.queries.reserveAhead(em, agent.organization.id); // the next question starts without it
       yield {
         type: AnswerEventType.endpoint_response,
-        response: { answer: text, conversationId: conversation.id, visitorId: conversation.visitorId, sources: found.fragments, messageId },
+        response: { answer: turn.text, conversationId: conversation.id, visitorId: conversation.visitorId, sources: found.fragments, messageId },
       };
     } catch (err) {
       if (err instanceof ChatError || err instanceof EmbeddingError) throw new AppError('UPSTREAM_FAILED', err.message, undefined, err);

@@ -11,22 +11,18 @@ export interface TurnControl {
   readonly signal: AbortSignal;
   /** Records text said to the visitor: what a partial reply keeps. */
   said(text: string): void;
+  /** Everything `said` so far: the reply, when it is stored complete. */
+  readonly text: string;
   /** The turn is stored complete: stopping after this settles nothing. */
   done(): void;
 }
 
-export interface TurnSettlement {
-  /**
-   * Keeps the reply of a turn that stopped early (with `metadata.incomplete`); `said` is the text
-   * produced so far, '' when none. Returns whether it kept a message.
-   */
-  keepPartial(said: string): Promise<boolean>;
-  /** Gives the turn's reserved query back; called when nothing was kept. Omitted when the turn holds none. */
-  giveQueryBack?: () => Promise<void>;
-}
-
-/** `events` yields what `produce` yields; `return()` stops the model call at once, even mid-chunk. */
-export function turnStream<E>(produce: (turn: TurnControl) => AsyncGenerator<E>, settlement: TurnSettlement): AsyncIterableIterator<E> {
+/**
+ * `events` yields what `produce` yields; `return()` stops the model call at once, even mid-chunk.
+ * `settle` runs when the turn stops before `done()`, given the text said so far ('' when none):
+ * it keeps the partial reply or gives the unused query back. Its failures are not the caller's.
+ */
+export function turnStream<E>(produce: (turn: TurnControl) => AsyncGenerator<E>, settle: (said: string) => Promise<unknown>): AsyncIterableIterator<E> {
   const controller = new AbortController();
   let text = '';
   let finished = false;
@@ -34,6 +30,9 @@ export function turnStream<E>(produce: (turn: TurnControl) => AsyncGenerator<E>,
     signal: controller.signal,
     said: (piece) => {
       text += piece;
+    },
+    get text() {
+      return text;
     },
     done: () => {
       finished = true;
@@ -45,8 +44,7 @@ export function turnStream<E>(produce: (turn: TurnControl) => AsyncGenerator<E>,
     } finally {
       if (!finished) {
         controller.abort();
-        const kept = await settlement.keepPartial(text).catch(() => false);
-        if (!kept) await settlement.giveQueryBack?.().catch(() => {});
+        await settle(text).catch(() => {});
       }
     }
   }

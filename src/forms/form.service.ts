@@ -183,14 +183,12 @@ export class FormService {
     const submission = await this.submissionOf(em, compiled, conversation);
     const decided = await this.decide(em, form, compiled, conversation, submission, input.query);
     const { turn, status } = decided;
-    const events = turnStream((control) => this.say(em, decided, input.query, control), {
-      // The state is committed: a reply cut short keeps what was said, or what was meant.
-      keepPartial: async (said) => {
-        await this.storeReply(em, conversation, said || turn.reply, { currentField: turn.currentField, isValid: turn.isValid, status, incomplete: true });
-        return true;
-      },
-      // No query to give back: the turn's query was spent reading the message, before the stream.
-    });
+    // The state is committed: a reply cut short keeps what was said, or what was meant. No query
+    // is given back: the turn's query was spent reading the message, before the stream.
+    const events = turnStream(
+      (control) => this.say(em, decided, input.query, control),
+      (said) => this.storeReply(em, conversation, said || turn.reply, { currentField: turn.currentField, isValid: turn.isValid, status, incomplete: true }),
+    );
     return { conversationId: conversation.id, visitorId: conversation.visitorId, events };
   }
 
@@ -275,9 +273,7 @@ export class FormService {
   /** The reply as events: intro and reply text, the state, the response; then the agent message is stored. */
   private async *say(em: Em, decided: DecidedTurn, query: string, control: TurnControl): AsyncGenerator<FormChatEvent> {
     const { conversation, turn, status } = decided;
-    let text = '';
     const speak = (piece: string): FormChatEvent => {
-      text += piece;
       control.said(piece);
       return { type: FormChatEventType.answer, text: piece };
     };
@@ -302,13 +298,13 @@ export class FormService {
       }
     }
     if (!said) for (const piece of pieces(turn.reply)) yield speak(piece);
-    const messageId = await this.storeReply(em, conversation, text, { ...state, status });
+    const messageId = await this.storeReply(em, conversation, control.text, { ...state, status });
     control.done();
     yield { type: FormChatEventType.metadata, metadata: state };
     yield {
       type: FormChatEventType.endpoint_response,
       response: {
-        answer: text,
+        answer: control.text,
         conversationId: conversation.id,
         visitorId: conversation.visitorId,
         currentField: turn.currentField,
