@@ -49,9 +49,9 @@ export class AuthService {
 
   constructor(
     private readonly config: Config,
-    private readonly bus: EventBus | null = null,
-    /** Counts sign-in attempts; the CLI's setup, which signs nobody in, goes without. */
-    private readonly limits: Limits | null = null,
+    private readonly bus: EventBus | null,
+    /** Counts sign-in attempts. */
+    private readonly limits: Limits,
   ) {}
 
   async init(): Promise<void> {
@@ -129,7 +129,6 @@ export class AuthService {
   /** Throws UNAUTHENTICATED (wrong email or password), RATE_LIMITED. */
   async login(em: Em, input: { email: string; password: string }, ip: string): Promise<SignedIn> {
     const email = normalizeEmail(input.email);
-    if (!this.limits) throw new Error('Signing in needs the limits (the services built by createServices).');
     await this.limits.admitSignIn(em, ip, email);
     const user = await em.findOne(User, { email }, { populate: ['passwordHash'] });
     const ok = await verifyPassword(input.password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);

@@ -10,6 +10,7 @@ import { lockDataDir } from '../db/lock.ts';
 import { DatabaseSetupError, openDatabase } from '../db/orm.ts';
 import { entities } from '../entities.ts';
 import { AppError } from '../errors.ts';
+import { Limits } from '../limits/limits.ts';
 
 const USAGE = 'Usage: npm run setup -- --org "Acme" --email admin@acme.test [--password <password>] [--json]';
 
@@ -41,7 +42,7 @@ async function main(): Promise<number> {
   try {
     const db = await openDatabase(config.database, { entities });
     try {
-      const result = await new AuthService(config).setup(db.orm.em.fork(), {
+      const result = await new AuthService(config, null, new Limits(config.rateLimits)).setup(db.orm.em.fork(), {
         organizationName: values.org,
         email: values.email,
         password: values.password,
