@@ -10,7 +10,6 @@ import { AppError, errorBody, statusOf, type ErrorBody } from '../src/errors.ts'
 import type { Context } from '../src/graphql/context.ts';
 import { normalizeError } from '../src/graphql/errors.ts';
 import { drain, fileBodyLimit, readJsonBody, readMultipart } from '../src/http/body.ts';
-import { currentRequestId } from '../src/logger.ts';
 import { findBadText } from '../src/graphql/text-guard.ts';
 import { toRestError } from './fields.ts';
 import type { RestRequest, RestRoute } from './routes.ts';
@@ -172,12 +171,7 @@ export function createRestHandler(opts: RestHandlerOptions): (req: IncomingMessa
 
   function fail(err: unknown, req: IncomingMessage, res: ServerResponse, route?: RestRoute) {
     const { error, internal } = normalizeError(err);
-    if (internal) {
-      opts.onInternalError(error.originalError ?? err, req);
-      // The id a user quotes to an operator, who finds the logged cause by it.
-      const requestId = currentRequestId();
-      if (requestId) return send(res, new AppError('INTERNAL', error.message, { requestId }), route?.failure);
-    }
+    if (internal) opts.onInternalError(error.originalError ?? err, req);
     send(res, route ? toRestError(error, route.fields) : error, route?.failure);
   }
 }

@@ -17,7 +17,7 @@ import { normalizeError } from './graphql/errors.ts';
 import { fileBodyLimit, readJsonBody } from './http/body.ts';
 import { buildContext } from './http/context.ts';
 import { withRequestLog } from './http/request-log.ts';
-import { currentRequestId, type Logger } from './logger.ts';
+import type { Logger } from './logger.ts';
 import type { Services } from './services.ts';
 
 export interface App {
@@ -75,8 +75,7 @@ export async function createApp(opts: {
   const formatError = (error: unknown, formatted: GraphQLFormattedError): GraphQLFormattedError => {
     const { error: appError, internal } = normalizeError(error);
     if (internal) onInternalError(appError.originalError ?? error);
-    const requestId = internal ? currentRequestId() : undefined;
-    const details = requestId ? { requestId } : appError.details;
+    const { details } = appError;
     return {
       message: appError.message,
       ...(formatted.locations ? { locations: formatted.locations } : {}),
@@ -159,8 +158,7 @@ export async function createApp(opts: {
     }
     const { error, internal } = normalizeError(err);
     if (internal) onInternalError(error.originalError ?? err, req);
-    const requestId = internal ? currentRequestId() : undefined;
-    res.status(statusOf(error.code)).json(errorBody(error.code, error.message, requestId ? { requestId } : error.details));
+    res.status(statusOf(error.code)).json(errorBody(error.code, error.message, error.details));
   });
 
   return {

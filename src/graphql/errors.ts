@@ -2,6 +2,7 @@ import { NotFoundError } from '@mikro-orm/core';
 import { GraphQLError } from 'graphql';
 import { ArgumentValidationError, AuthorizationError, AuthenticationError } from 'type-graphql';
 import { AppError, isErrorCode, type ErrorDetails } from '../errors.ts';
+import { currentRequestId } from '../logger.ts';
 
 /** Codes GraphQL machinery raises for a request the client got wrong. */
 const CLIENT_CODES = new Set([
@@ -49,7 +50,9 @@ export function normalizeError(error: unknown): { error: AppError; internal: boo
     }
     if (isErrorCode(code) && code !== 'INTERNAL') return { error: new AppError(code, gqlError.message), internal: false };
   }
-  return { error: new AppError('INTERNAL', undefined, undefined, original), internal: true };
+  // The id a user quotes to an operator, who finds the logged cause by it: on every transport.
+  const requestId = currentRequestId();
+  return { error: new AppError('INTERNAL', undefined, requestId ? { requestId } : undefined, original), internal: true };
 }
 
 /** `Variable "$input" got invalid value … at "input.temperature"` -> { field: 'temperature' }. */

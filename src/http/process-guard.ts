@@ -20,13 +20,12 @@ export interface GuardedProcess {
 
 export function installProcessGuard(proc: GuardedProcess, logger: Logger, exit: (code: number) => void): void {
   proc.on('unhandledRejection', (reason) => {
-    const requestId = currentRequestId();
-    logger.error('unhandled promise rejection; still serving', { error: reason, ...(requestId ? { requestId } : {}) });
+    // The logger adds the request id of the request it happened in, if any.
+    logger.error('unhandled promise rejection; still serving', { error: reason });
   });
   proc.on('uncaughtException', (error) => {
-    const requestId = currentRequestId();
-    if (requestId) {
-      logger.error('uncaught exception while serving a request; still serving', { error, requestId });
+    if (currentRequestId()) {
+      logger.error('uncaught exception while serving a request; still serving', { error });
       return;
     }
     logger.error('uncaught exception outside any request; exiting', { error });
