@@ -10,7 +10,7 @@ import { AppError, errorBody, statusOf, type ErrorBody } from '../src/errors.ts'
 import type { Context } from '../src/graphql/context.ts';
 import { normalizeError } from '../src/graphql/errors.ts';
 import { drain, fileBodyLimit, readJsonBody, readMultipart } from '../src/http/body.ts';
-import { findBadText } from '../src/graphql/text-guard.ts';
+import { assertStorableText } from '../src/graphql/text-guard.ts';
 import { toRestError } from './fields.ts';
 import type { RestRequest, RestRoute } from './routes.ts';
 import { encodeFrame, errorFrame, HEARTBEAT, type SseFrame } from './sse.ts';
@@ -96,8 +96,7 @@ export function createRestHandler(opts: RestHandlerOptions): (req: IncomingMessa
       if (route.body === 'multipart') {
         Object.assign(request, await readMultipart(req, { fileLimit: opts.uploadLimitBytes }));
         // These fields reach the database without passing through GraphQL's argument guard.
-        const bad = findBadText(request.body) ?? (request.file ? findBadText(request.file.fileName, 'file') : null);
-        if (bad !== null) throw new AppError('BAD_USER_INPUT', `${bad} contains a NUL character or an unpaired UTF-16 surrogate, which cannot be stored.`, { field: bad });
+        assertStorableText({ input: request.body, file: request.file?.fileName });
         return sendJson(res, 200, await route.run(contextValue, request));
       }
       request.body = await readJsonBody(req, route.carriesFile ? fileBodyLimit(opts.uploadLimitBytes, opts.bodyLimitBytes) : opts.bodyLimitBytes);

@@ -7,8 +7,8 @@
  * IDs inside input objects (`datastoreIds`, `conversationId`) are left to the services'
  * lookups (db/find.ts), which name the field they belong to.
  */
-import { getNullableType, isListType, isScalarType, type GraphQLArgument, type GraphQLSchema } from 'graphql';
-import { guardFields } from './field-guard.ts';
+import { getNullableType, isListType, isScalarType, type GraphQLArgument } from 'graphql';
+import type { FieldCheck } from './field-guard.ts';
 import { AppError } from '../errors.ts';
 import { isId } from '../ids.ts';
 
@@ -34,10 +34,8 @@ export function assertWellFormedIds(args: Record<string, unknown>, names: readon
   }
 }
 
-/** Every field with an ID argument checks it before it resolves. */
-export function guardIds(schema: GraphQLSchema): GraphQLSchema {
-  return guardFields(schema, (field) => {
-    const names = field.args.filter(isIdArgument).map((a) => a.name);
-    return names.length ? (args) => assertWellFormedIds(args, names) : null;
-  });
-}
+/** Every field with an ID argument. */
+export const wellFormedIdCheck: FieldCheck = (field) => {
+  const names = field.args.filter(isIdArgument).map((a) => a.name);
+  return names.length ? (args) => assertWellFormedIds(args, names) : null;
+};

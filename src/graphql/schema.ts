@@ -11,8 +11,9 @@ import { ConversationResolver } from '../conversations/conversation.resolver.ts'
 import { FormResolver, FormSubmissionResolver } from '../forms/form.resolver.ts';
 import { UniversalResolver } from '../universal/universal.resolver.ts';
 import type { Context } from './context.ts';
-import { guardIds } from './id-guard.ts';
-import { guardArguments } from './text-guard.ts';
+import { guardFields } from './field-guard.ts';
+import { wellFormedIdCheck } from './id-guard.ts';
+import { storableTextCheck } from './text-guard.ts';
 import { validateArgument } from './validate.ts';
 
 /** `@Authorized()`: the rule lives in access.ts with the others. */
@@ -23,7 +24,7 @@ const authChecker: AuthChecker<Context> = ({ root, context }) => {
 
 export async function createSchema(): Promise<GraphQLSchema> {
   // Text PostgreSQL cannot store is refused on every argument, then malformed ids, before any resolver runs.
-  return guardArguments(guardIds(await buildSchema({
+  return guardFields(await buildSchema({
     resolvers: [AuthResolver, AgentResolver, DatastoreResolver, DatasourceResolver, AnswerResolver, ConversationResolver, FormResolver, FormSubmissionResolver, UniversalResolver],
     authChecker,
     // Our subscriptions bring their own iterators (the cross-process event bus); TypeGraphQL
@@ -31,7 +32,7 @@ export async function createSchema(): Promise<GraphQLSchema> {
     pubSub: createPubSub(),
     // class-validator imported once (type-graphql's default imports it per argument), same errors.
     validateFn: validateArgument,
-  })));
+  }), [storableTextCheck, wellFormedIdCheck]);
 }
 
 /** The SDL committed as schema.graphql (sorted, so the file diffs cleanly). */

@@ -3,12 +3,11 @@
  * no UTF-8 form). Such a string in any argument is refused as BAD_USER_INPUT naming its field,
  * before any resolver (or subscription) runs, so it never reaches the database as a 500.
  */
-import type { GraphQLSchema } from 'graphql';
-import { guardFields } from './field-guard.ts';
+import type { FieldCheck } from './field-guard.ts';
 import { badInput } from '../errors.ts';
 
 /** Where `value` holds unstorable text, its path (`metadata.note`, `urls[2]`); null when clean. */
-export function findBadText(value: unknown, path = ''): string | null {
+function findBadText(value: unknown, path = ''): string | null {
   if (typeof value === 'string') return isStorableText(value) ? null : path;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
@@ -31,18 +30,19 @@ export function findBadText(value: unknown, path = ''): string | null {
 /** A high surrogate not followed by a low one, or a low one not preceded by a high one (code units: no `u` flag). */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
-export function isStorableText(text: string): boolean {
+function isStorableText(text: string): boolean {
   return !text.includes('\u0000') && !LONE_SURROGATE.test(text);
 }
 
 /**
  * Throws BAD_USER_INPUT naming the first field with unstorable text. The field is named as the
- * other validation errors name it: within an input object (`query`, `metadata.note`), or the
+ * other validation errors name it: within the `input` object (`query`, `metadata.note`), or the
  * argument itself (`id`).
  */
-export function assertStorableText(args: Record<string, unknown>, inputArgs: ReadonlySet<string> = new Set(['input'])): void {
+export function assertStorableText(args: Record<string, unknown>): void {
   for (const [name, value] of Object.entries(args)) {
-    const bad = findBadText(value, inputArgs.has(name) && value !== null && typeof value === 'object' && !Array.isArray(value) ? '' : name);
+    const within = name === 'input' && value !== null && typeof value === 'object' && !Array.isArray(value);
+    const bad = findBadText(value, within ? '' : name);
     if (bad !== null) {
       const field = bad || name;
       throw badInput(`${field} contains a NUL character or an unpaired UTF-16 surrogate, which cannot be stored.`, { field });
@@ -50,11 +50,5 @@ export function assertStorableText(args: Record<string, unknown>, inputArgs: Rea
   }
 }
 
-/** Every field that takes arguments (root operations, and fields such as `messages(after:)`) checks them before it resolves. */
-export function guardArguments(schema: GraphQLSchema): GraphQLSchema {
-  return guardFields(schema, (field) => {
-    if (!field.args.length) return null;
-    const inputArgs = new Set(field.args.filter((a) => a.name === 'input').map((a) => a.name));
-    return (args) => assertStorableText(args, inputArgs);
-  });
-}
+/** Every field that takes arguments (root operations, and fields such as `messages(after:)`). */
+export const storableTextCheck: FieldCheck = (field) => (field.args.length ? assertStorableText : null);
