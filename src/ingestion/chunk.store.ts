@@ -4,7 +4,7 @@ import { rawQuery } from '../db/raw.ts';
 import { vectorLiteral } from '../db/vector.type.ts';
 import { newId } from '../ids.ts';
 import type { Piece } from './chunker.ts';
-import type { StatusWrite } from './datasource.service.ts';
+import { guardSql, type StatusWrite } from './datasource.service.ts';
 
 export interface ChunkRow extends Piece {
   embedding: number[];
@@ -53,17 +53,22 @@ function insertParams(target: ChunkTarget, batch: ChunkRow[]): unknown[] {
   ];
 }
 
+/** The guard (statuses, run) of the synchedParams that start at $<first>. */
+function synchedGuard(first: number): string {
+  return guardSql(first + 8, first + 9);
+}
+
 /**
- * The row's update and its notification: $1 is the datasource, the new values from $<first> on
- * (10 parameters). Only a row that the move's guard allows (its status, its run) is written.
+ * The row's update and its notification: the new values from $<first> on (10 parameters, the
+ * last two the guard's); only the row that `where` picks is written.
  */
-function synchedSql(first: number): string {
+function synchedSql(first: number, where: string): string {
   const p = (k: number) => `$${first + k}`;
   return `synched as (
       update datasources
          set status = ${p(0)}, chunk_count = ${p(1)}, token_count = ${p(2)}, hash = ${p(3)}, last_synch = ${p(4)}, updated_at = ${p(4)},
              error_message = null, name = coalesce(${p(5)}, name)
-       where id = $1 and status = any(${p(8)}::text[]) and (${p(9)}::timestamptz is null or updated_at = ${p(9)}::timestamptz) returning id)
+       where ${where} returning id)
     select pg_notify(${p(6)}, ${p(7)}) from synched`;
 }
 
@@ -78,7 +83,7 @@ function synchedParams(rows: ChunkRow[], done: SynchedRow): unknown[] {
  * datasource no longer being processed (asked for again meanwhile: its new job will store it) is
  * left as it is, chunks included.
  *
- * Up to INSERT_BATCH chunks this is one statement (old chunks deleted, new ones inserted, the row
+ * Up to INSERT_BATCH chunks this is one statement (the row locked and checked once, old chunks deleted, new ones inserted, the row
  * updated and announced), which is a transaction by itself; a longer document takes a transaction
  * of one statement per batch. Returns false, having written nothing, when the datasource is gone
  * or no longer being processed.
@@ -87,10 +92,10 @@ export async function storeChunks(em: Em, target: ChunkTarget, rows: ChunkRow[],
   if (rows.length <= INSERT_BATCH) {
     const result = await rawQuery(
       em,
-      `with target as (select id from datasources where id = $1 and status = any($20::text[]) and ($21::timestamptz is null or updated_at = $21::timestamptz)),
+      `with target as (select id from datasources where id = $1 and ${synchedGuard(12)} for no key update),
             gone as (delete from chunks where datasource_id = (select id from target)),
             added as (insert into chunks (${COLUMNS}) ${INSERT_SELECT} where exists (select 1 from target)),
-            ${synchedSql(12)}`,
+            ${synchedSql(12, 'id = (select id from target)')}`,
       [...insertParams(target, rows), ...synchedParams(rows, done)],
     );
     return result.length > 0;
@@ -98,12 +103,12 @@ export async function storeChunks(em: Em, target: ChunkTarget, rows: ChunkRow[],
   return em.transactional(async (tx) => {
     const [row] = await rawQuery(
       tx,
-      'select id from datasources where id = $1 and status = any($2::text[]) and ($3::timestamptz is null or updated_at = $3::timestamptz) for no key update',
+      `select id from datasources where id = $1 and ${guardSql(2, 3)} for no key update`,
       [target.datasourceId, done.status.from, done.status.since],
     );
     if (!row) return false; // deleted, asked for again, or taken over by a newer run while we worked
     await replaceChunks(tx, target, rows);
-    await rawQuery(tx, `with ${synchedSql(2)}`, [target.datasourceId, ...synchedParams(rows, done)]);
+    await rawQuery(tx, `with ${synchedSql(2, `id = $1 and ${synchedGuard(2)}`)}`, [target.datasourceId, ...synchedParams(rows, done)]);
     return true;
   });
 }

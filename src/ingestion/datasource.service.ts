@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { LockMode } from '@mikro-orm/core';
 import type { Auth } from '../auth/auth.ts';
 import { assertCanWriteDatastore, assertOwned, requireMember } from '../access.ts';
 import type { Config } from '../config.ts';
@@ -15,7 +14,7 @@ import { assertStoredTokensLeft } from '../limits/content.ts';
 import type { ObjectStorage } from '../providers/storage.ts';
 import type { Queue } from '../queue/queue.ts';
 import { Datasource, DatasourceStatus, DatasourceType } from './datasource.entity.ts';
-import { assertMove, canMove, movesInto } from './datasource.status.ts';
+import { assertMove, movesInto } from './datasource.status.ts';
 import { DATASOURCE_MIME_TYPES, extensionFor, mimeTypeFromFileName, normalizeMimeType } from './loaders/index.ts';
 
 export const INGEST_QUEUE = 'ingest-datasource';
@@ -69,6 +68,14 @@ export interface StatusWrite {
   /** The row's updated_at that the write requires (the run's start), or null for none. */
   since: Date | null;
   notify: { channel: string; payload: string };
+}
+
+/**
+ * A StatusWrite's guard as SQL, for a statement on `datasources`: the row's status is one of
+ * `$<from>` (a text[]) and, unless `$<since>` is null, its updated_at is `$<since>` (the run's).
+ */
+export function guardSql(from: number, since: number): string {
+  return `status = any($${from}::text[]) and ($${since}::timestamptz is null or updated_at = $${since}::timestamptz)`;
 }
 
 export interface UploadedFile {
@@ -326,8 +333,10 @@ export class DatasourceService {
    */
   async replaceSitePages(em: Em, site: Datasource, run: Run, urls: string[], startAfterSeconds: number[] = []): Promise<boolean> {
     return em.transactional(async (tx) => {
-      const row = await tx.findOne(Datasource, site.id, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      if (!row || !canMove(row.status, DatasourceStatus.synched) || row.updatedAt.getTime() !== run.startedAt.getTime()) return false;
+      const guard = [movesInto(DatasourceStatus.synched), run.startedAt];
+      const [locked] = await rawQuery(tx, `select id from datasources where id = $1 and ${guardSql(2, 3)} for update`, [site.id, ...guard]);
+      if (!locked) return false;
+      const row = await tx.findOneOrFail(Datasource, site.id, { refresh: true });
       const children = await tx.find(Datasource, { groupId: site.id });
       const byUrl = new Map(children.map((c) => [String(c.config.source_url), c]));
       const keep = new Set(urls);
@@ -372,7 +381,7 @@ export class DatasourceService {
       em,
       `with moved as (
          update datasources set status = $2, error_message = $3, updated_at = $4
-          where id = $1 and status = any($5::text[]) and ($8::timestamptz is null or updated_at = $8::timestamptz) returning id
+          where id = $1 and ${guardSql(5, 8)} returning id
        )
        select pg_notify($6, $7) from moved`,
       [ds.id, to, errorMessage, at, write.from, write.notify.channel, write.notify.payload, write.since],
