@@ -15,15 +15,32 @@ async function main() {
     throw err;
   }
   const { logger, port, stop } = running;
-  // What happens to an error nothing caught: see process-guard.ts for when it keeps serving.
-  installProcessGuard(process, logger, (code) => {
-    void stop().finally(() => {
+
+  // One stop, whoever asks first (a signal, or the guard after an error from nowhere). `on`, not
+  // `once`: a supervisor and `npm` may both deliver a signal, and a second one during the stop must
+  // not fall back to the default action and kill the process mid-stop (the deadline bounds it).
+  let stopping = false;
+  const shutdown = async (reason: string, code: number) => {
+    if (stopping) return void logger.info('already shutting down', { reason });
+    stopping = true;
+    logger.info('shutting down', { reason });
+    const timer = setTimeout(() => {
+      logger.error('shutdown timed out; exiting');
+      process.exit(1);
+    }, 9_000); // within the 10 s a supervisor (or the CLI test) allows
+    timer.unref();
+    try {
+      await stop();
+    } finally {
       unlock();
-      process.exit(code);
-    });
-    // A stop that hangs must not keep a broken process alive.
-    setTimeout(() => process.exit(code), 10_000).unref();
-  });
+    }
+    process.exit(code);
+  };
+  // What happens to an error nothing caught: see process-guard.ts for when it keeps serving.
+  installProcessGuard(process, logger, (code) => void shutdown('uncaught exception', code));
+  process.on('SIGTERM', () => void shutdown('SIGTERM', 0));
+  process.on('SIGINT', () => void shutdown('SIGINT', 0));
+
   if (running.app) {
     logger.info('listening', {
       url: `http://localhost:${port}`,
@@ -37,31 +54,6 @@ async function main() {
     // ROLE=worker: no HTTP server, only the queue workers.
     logger.info('workers started', { role: config.role, database: config.database.kind, http: false });
   }
-
-  const shutdown = async (signal: string) => {
-    logger.info('shutting down', { signal });
-    const timer = setTimeout(() => {
-      logger.error('shutdown timed out; exiting');
-      process.exit(1);
-    }, 9_000); // within the 10 s a supervisor (or the CLI test) allows
-    timer.unref();
-    try {
-      await stop();
-    } finally {
-      unlock();
-    }
-    process.exit(0);
-  };
-  // `on`, not `once`: a supervisor and `npm` may both deliver the signal; a second one during the
-  // stop must not fall back to the default action and kill the process mid-stop (the 9 s deadline bounds it).
-  let stopping = false;
-  const onSignal = (signal: string) => {
-    if (stopping) return void logger.info('already shutting down', { signal });
-    stopping = true;
-    void shutdown(signal);
-  };
-  process.on('SIGTERM', () => onSignal('SIGTERM'));
-  process.on('SIGINT', () => onSignal('SIGINT'));
 }
 
 main().catch((err: unknown) => {
