@@ -15,8 +15,6 @@ export interface Logger {
   info(msg: string, fields?: Record<string, unknown>): void;
   warn(msg: string, fields?: Record<string, unknown>): void;
   error(msg: string, fields?: Record<string, unknown>): void;
-  /** A logger whose every line also carries `bindings`. */
-  child(bindings: Record<string, unknown>): Logger;
 }
 
 export interface LogContext {
@@ -80,7 +78,6 @@ function wrap(log: pino.Logger): Logger {
     info: write('info'),
     warn: write('warn'),
     error: write('error'),
-    child: (bindings) => wrap(log.child(bindings)),
   };
 }
 

@@ -3,6 +3,7 @@
  * ChatOpenAI. With no endpoint configured there is no chat model (null), and callers use the
  * embedded extractive answerer instead; nothing here pretends to be a language model.
  */
+import { logEndpointFailure } from './endpoint-log.ts';
 import { AIMessage, HumanMessage, SystemMessage, type BaseMessage } from '@langchain/core/messages';
 import { ChatOpenAI } from '@langchain/openai';
 import type { Config } from '../config.ts';
@@ -53,12 +54,12 @@ export function createChatModel(config: Pick<Config, 'openai'>, opts: { logger?:
   const failed = (err: unknown, params: ChatParams, started: number, signal?: AbortSignal) => {
     if (!signal?.aborted) {
       const status = (err as { status?: unknown }).status;
-      logger?.warn('model endpoint failed', {
+      logEndpointFailure(logger, {
         endpoint: 'chat',
         model: params.model,
         status: typeof status === 'number' ? status : null,
-        latencyMs: Math.round(performance.now() - started),
-        error: err instanceof Error ? err.message.split('\n')[0] : String(err),
+        started,
+        message: err instanceof Error ? err.message.split('\n')[0]! : String(err),
       });
     }
     return wrap(err, signal);

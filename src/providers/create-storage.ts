@@ -7,12 +7,7 @@ import { GcsStorage } from './gcs-storage.ts';
 import { LocalStorage } from './local-storage.ts';
 import type { ObjectStorage } from './storage.ts';
 
-export interface CreateStorageOptions {
-  /** HMAC secret for local upload links; else a key persisted under DATA_DIR. */
-  signingSecret?: string;
-}
-
-export function createStorage(config: Config, opts: CreateStorageOptions = {}): ObjectStorage {
+export function createStorage(config: Config): ObjectStorage {
   const storage = config.storage;
   if (storage.kind === 'gcs') {
     return new GcsStorage({
@@ -25,6 +20,5 @@ export function createStorage(config: Config, opts: CreateStorageOptions = {}): 
     dir: storage.dir,
     publicUrl: config.publicUrl,
     dataDir: config.dataDir,
-    signingSecret: opts.signingSecret,
   });
 }

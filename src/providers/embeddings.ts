@@ -1,3 +1,4 @@
+import { logEndpointFailure } from './endpoint-log.ts';
 import type { EmbeddingsModel } from '@energetic-ai/embeddings';
 import { OpenAIEmbeddings } from '@langchain/openai';
 import type { Config } from '../config.ts';
@@ -220,13 +221,7 @@ class OpenAiEmbedder implements Embedder {
     } catch (err) {
       if (signal?.aborted) throw signal.reason;
       const error = endpointError(err, this.endpoint.baseUrl);
-      this.logger?.warn('model endpoint failed', {
-        endpoint: 'embeddings',
-        model: this.model,
-        status: error.status ?? null,
-        latencyMs: Math.round(performance.now() - started),
-        error: error.message,
-      });
+      logEndpointFailure(this.logger, { endpoint: 'embeddings', model: this.model, status: error.status ?? null, started, message: error.message });
       throw error;
     }
   }

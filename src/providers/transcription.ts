@@ -4,6 +4,7 @@
  * whisper.cpp server offer it. No npm or Debian package ships a working speech model, so
  * without an endpoint there is no transcript, and nothing here pretends otherwise.
  */
+import { logEndpointFailure } from './endpoint-log.ts';
 import type { Logger } from '../logger.ts';
 
 export interface TranscriptionEndpoint {
@@ -27,7 +28,7 @@ export async function transcribe(
   const started = performance.now();
   /** The endpoint failed (not the caller leaving): logged with what an operator needs. */
   const failed = (message: string, status: number | null) => {
-    logger?.warn('model endpoint failed', { endpoint: 'transcription', model, status, latencyMs: Math.round(performance.now() - started), error: message });
+    logEndpointFailure(logger, { endpoint: 'transcription', model, status, started, message });
     return new TranscriptionError(message);
   };
   const form = new FormData();
