@@ -9,7 +9,7 @@ import { currentPeriod, QueryAllowance } from '../src/limits/queries.ts';
 import { gql, http, newOrganization } from './support/client.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { startOpenAiTestServer, type OpenAiTestServer } from './support/openai-server.ts';
-import { readSse, summarize } from './support/sse.ts';
+import { leaveAfterFirstAnswer, messagesOfVisitor, readSse, summarize } from './support/sse.ts';
 import { waitFor } from './support/wait.ts';
 
 let model: OpenAiTestServer;
@@ -408,20 +408,12 @@ describe('the monthly allowance (one query reserved ahead)', () => {
 
   it('a stream left mid-answer keeps the partial answer (incomplete) and its query; one left before any text gives its query back', async () => {
     const m = await metered(10);
-    const messagesOf = async (visitorId: string) =>
-      (await app.db.orm.em.getConnection().execute(`select m."from", m.text, m.metadata from messages m join conversations c on c.id = m.conversation_id where c.visitor_id = ? order by m.id`, [visitorId])) as { from: string; text: string; metadata: any }[];
+    const messagesOf = (visitorId: string) => messagesOfVisitor(app.db.orm.em.getConnection(), visitorId);
     const reply = Array.from({ length: 200 }, (_, i) => `word${i}`).join(' ');
     model.setChatReply(() => reply);
     try {
       model.setStreamTiming({ tokenDelayMs: 20 });
-      const left = new AbortController();
-      const res = await fetch(`${app.api}/agents/${m.agent}/query`, { method: 'POST', signal: left.signal, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'long one', streaming: true, visitorId: 'leaves-mid-answer' }) });
-      const reader = res.body!.getReader();
-      let seen = '';
-      while (!seen.includes('event: answer')) seen += new TextDecoder().decode((await reader.read()).value);
-      const aborted = model.aborted();
-      left.abort();
-      await model.whenAborted(aborted + 1);
+      await leaveAfterFirstAnswer(`${app.api}/agents/${m.agent}/query`, { query: 'long one', visitorId: 'leaves-mid-answer' }, model);
       await waitFor(async () => (await messagesOf('leaves-mid-answer')).length === 2, 10_000, 'the partial answer');
       const [human, partial] = await messagesOf('leaves-mid-answer');
       expect(human).toMatchObject({ from: 'human', text: 'long one' });

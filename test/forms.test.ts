@@ -13,7 +13,7 @@ import { compileForm } from '../src/forms/form-schema.ts';
 import { gql, http as call, newOrganization } from './support/client.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { startOpenAiTestServer, type OpenAiTestServer } from './support/openai-server.ts';
-import { readSse, summarize } from './support/sse.ts';
+import { leaveAfterFirstAnswer, messagesOfVisitor, readSse, summarize } from './support/sse.ts';
 import { waitFor } from './support/wait.ts';
 
 let app: TestApp; // the embedded default: no chat model
@@ -372,16 +372,9 @@ describe('a reply left early', () => {
     model.setChatReply((body) => (String(body.messages?.[0]?.content ?? '').startsWith('You extract form values') ? '{"values": {"name": "Ada Lovelace"}, "skip": []}' : phrased));
     model.setStreamTiming({ tokenDelayMs: 20 });
     try {
-      const left = new AbortController();
-      const res = await fetch(`${modelApp.api}/forms/${form.id}/chat`, { method: 'POST', signal: left.signal, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'I am Ada Lovelace', streaming: true, visitorId: 'leaves-form' }) });
-      const reader = res.body!.getReader();
-      let seen = '';
-      while (!seen.includes('event: answer')) seen += new TextDecoder().decode((await reader.read()).value);
-      const aborted = model.aborted();
-      left.abort();
-      await model.whenAborted(aborted + 1);
+      await leaveAfterFirstAnswer(`${modelApp.api}/forms/${form.id}/chat`, { query: 'I am Ada Lovelace', visitorId: 'leaves-form' }, model);
       const db = modelApp.db.orm.em.getConnection();
-      const messages = async () => (await db.execute(`select m."from", m.text, m.metadata from messages m join conversations c on c.id = m.conversation_id where c.visitor_id = 'leaves-form' order by m.id`)) as { from: string; text: string; metadata: any }[];
+      const messages = () => messagesOfVisitor(db, 'leaves-form');
       await waitFor(async () => (await messages()).length === 2, 10_000, 'the partial reply');
       const [human, partial] = await messages();
       expect(human).toMatchObject({ from: 'human', text: 'I am Ada Lovelace' });

@@ -16,3 +16,28 @@ export function summarize(events: EventSourceMessage[]) {
   const last = events.at(-1);
   return { answer, response: json ? JSON.parse(json) : null, last: last?.data, metadata: events.filter((e) => e.event === 'metadata').map((e) => JSON.parse(e.data)) };
 }
+
+/**
+ * POSTs a streamed request, reads until the first `answer` frame, then leaves (aborts the request)
+ * and waits until the model server has seen its call aborted. Throws if the stream ends first.
+ */
+export async function leaveAfterFirstAnswer(url: string, body: Record<string, unknown>, model: { aborted(): number; whenAborted(count?: number): Promise<void> }): Promise<void> {
+  const left = new AbortController();
+  const res = await fetch(url, { method: 'POST', signal: left.signal, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...body, streaming: true }) });
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let seen = '';
+  while (!seen.includes('event: answer')) {
+    const { done, value } = await reader.read();
+    if (done) throw new Error(`The stream ended before its first answer frame: ${seen}`);
+    seen += decoder.decode(value, { stream: true });
+  }
+  const aborted = model.aborted();
+  left.abort();
+  await model.whenAborted(aborted + 1);
+}
+
+/** The messages of a visitor's conversations, oldest first, as stored. */
+export async function messagesOfVisitor(db: { execute(sql: string, params?: unknown[]): Promise<unknown> }, visitorId: string): Promise<{ from: string; text: string; metadata: any }[]> {
+  return (await db.execute(`select m."from", m.text, m.metadata from messages m join conversations c on c.id = m.conversation_id where c.visitor_id = ? order by m.id`, [visitorId])) as { from: string; text: string; metadata: any }[];
+}
