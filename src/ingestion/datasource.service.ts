@@ -285,6 +285,13 @@ export class DatasourceService {
    * Throws IllegalStatusMove (a bug: no client request can make an illegal move).
    */
   async transition(em: Em, ds: Datasource, to: DatasourceStatus, fields: StatusFields = {}): Promise<void> {
+    this.move(em, ds, to, fields);
+    await em.flush();
+    await this.announce(em, ds);
+  }
+
+  /** transition() without its flush and announcement, for a caller that flushes many rows at once. */
+  private move(em: Em, ds: Datasource, to: DatasourceStatus, fields: StatusFields = {}): void {
     assertMove(ds.id, ds.status, to);
     ds.status = to;
     ds.errorMessage = fields.errorMessage ?? null;
@@ -292,8 +299,6 @@ export class DatasourceService {
     if (fields.metadata) ds.metadata = fields.metadata;
     if (fields.hash) ds.hash = fields.hash;
     em.persist(ds);
-    await em.flush();
-    await this.announce(em, ds);
   }
 
   /**
@@ -342,31 +347,36 @@ export class DatasourceService {
       const keep = new Set(urls);
       const gone = children.filter((c) => !keep.has(String(c.config.source_url)));
       if (gone.length) await tx.nativeDelete(Datasource, { id: { $in: gone.map((c) => c.id) } });
-      for (const [i, url] of urls.entries()) {
-        let page = byUrl.get(url);
-        if (page) await this.transition(tx, page, DatasourceStatus.pending);
-        else {
-          page = tx.create(Datasource, {
-            organization: row.organization,
-            datastore: row.datastore,
-            type: DatasourceType.web_page,
-            name: url,
-            groupId: row.id,
-            config: { source_url: url },
-            customId: row.customId ?? null,
-            status: DatasourceStatus.unsynched,
-          } as never);
-          await tx.flush();
-          await this.announce(tx, page);
+      // Every row changed or created (ids come from newId), written by one flush; then the jobs and announcements.
+      const pages = urls.map((url) => {
+        const known = byUrl.get(url);
+        if (known) {
+          this.move(tx, known, DatasourceStatus.pending);
+          return known;
         }
-        const startAfter = startAfterSeconds[i] ?? 0;
-        await this.queue.send(tx, INGEST_QUEUE, { datasourceId: page.id } satisfies IngestJobData, startAfter > 0 ? { startAfter } : {});
-      }
-      await this.transition(tx, row, DatasourceStatus.synched, {
+        return tx.create(Datasource, {
+          organization: row.organization,
+          datastore: row.datastore,
+          type: DatasourceType.web_page,
+          name: url,
+          groupId: row.id,
+          config: { source_url: url },
+          customId: row.customId ?? null,
+          status: DatasourceStatus.unsynched,
+        } as never);
+      });
+      this.move(tx, row, DatasourceStatus.synched, {
         lastSynch: new Date(),
         metadata: { ...row.metadata, pages: urls.length },
         hash: contentHash(urls.join('\n')),
       });
+      await tx.flush();
+      for (const [i, page] of pages.entries()) {
+        await this.announce(tx, page);
+        const startAfter = startAfterSeconds[i] ?? 0;
+        await this.queue.send(tx, INGEST_QUEUE, { datasourceId: page.id } satisfies IngestJobData, startAfter > 0 ? { startAfter } : {});
+      }
+      await this.announce(tx, row);
       return true;
     });
   }
