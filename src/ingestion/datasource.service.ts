@@ -53,7 +53,6 @@ export interface StatusFields {
  * that one decides, so a slow, stale run can never overwrite a newer result.
  */
 export interface Run {
-  datasourceId: string;
   startedAt: Date;
 }
 
@@ -317,7 +316,7 @@ export class DatasourceService {
   /** A worker took the datasource: its run. Leaves `ds` as loaded. Null when the datasource is gone. */
   async markRunning(em: Em, ds: Datasource): Promise<Run | null> {
     const startedAt = new Date();
-    return (await this.settle(em, ds, null, DatasourceStatus.running, null, startedAt)) ? { datasourceId: ds.id, startedAt } : null;
+    return (await this.settle(em, ds, null, DatasourceStatus.running, null, startedAt)) ? { startedAt } : null;
   }
 
   /** The run failed for good. False when the datasource is gone or another run or request took it over. */
