@@ -4,6 +4,7 @@
  * the datasource one (MIME types, src/ingestion/loaders/mime.ts) and the universal processor's
  * (extensions, src/universal/formats.ts). Pure data and pure functions.
  */
+import { mimeEssence } from '../providers/storage.ts';
 
 export type FileKind = 'image' | 'audio' | 'video' | 'document';
 
@@ -121,7 +122,7 @@ export function typeOfExtension(raw: string): FileTypeInfo | undefined {
 
 /** By MIME type or one of its aliases, parameters and case ignored, or undefined. */
 export function typeOfMime(raw: string): FileTypeInfo | undefined {
-  return BY_MIME.get(bareMime(raw));
+  return BY_MIME.get(mimeEssence(raw));
 }
 
 /** The extension of the last path segment of a file name ("a/b.Docx" -> "docx"), or null. */
@@ -132,7 +133,5 @@ export function extensionOf(fileName: string): string | null {
   return dot < 0 ? null : base.slice(dot + 1).toLowerCase();
 }
 
-/** "Text/Markdown; charset=utf-8" -> "text/markdown". */
-export function bareMime(type: string): string {
-  return type.split(';', 1)[0]!.trim().toLowerCase();
-}
+/** The old name of mimeEssence, for src/ingestion/loaders/mime.ts until it imports mimeEssence. */
+export { mimeEssence as bareMime };
