@@ -14,20 +14,21 @@ const require = createRequire(import.meta.url);
 export const OCR_MISSING = 'tesseract.js data missing';
 
 /** Where the OCR engine finds its English data and its WebAssembly core. */
-export interface OcrData {
+export interface OcrSetup {
+  /** Folder holding eng.traineddata.gz (the English OCR data package). */
   langPath: string;
   corePath: string;
 }
 
 export interface OcrProbe {
-  setup: OcrData | null;
+  setup: OcrSetup | null;
   /** What it is, or why it is missing and how to get it. */
   detail: string;
 }
 
 /** The LSTM-only "best_int" English model: 3 MB, and what tesseract.js itself picks for LSTM. */
 export function probeOcr(): OcrProbe {
-  let setup: OcrData | null = null;
+  let setup: OcrSetup | null = null;
   try {
     const data = path.dirname(require.resolve('@tesseract.js-data/eng/package.json'));
     const core = path.dirname(require.resolve('tesseract.js-core/package.json'));

@@ -6,7 +6,7 @@
  */
 import sharp from 'sharp';
 import Tesseract from 'tesseract.js';
-import type { OcrData } from './media-probe.ts';
+import type { OcrSetup } from './media-probe.ts';
 
 export interface Ocr {
   /** Text of an image prepared by `prepareForOcr`, trimmed; '' when none was found. */
@@ -18,7 +18,7 @@ export interface Ocr {
 const MAX_SIDE = 4000;
 const SMALL_SIDE = 1000;
 
-export async function createOcr(setup: OcrData): Promise<Ocr> {
+export async function createOcr(setup: OcrSetup): Promise<Ocr> {
   const worker = await Tesseract.createWorker('eng', Tesseract.OEM.LSTM_ONLY, {
     langPath: setup.langPath,
     corePath: setup.corePath,

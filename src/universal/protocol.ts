@@ -1,5 +1,8 @@
 /** Messages between the service and its media child process (see media.ts). */
+import type { OcrSetup } from '../providers/media-probe.ts';
 import type { FileType } from './formats.ts';
+
+export type { OcrSetup };
 
 export interface MediaJob {
   kind: 'image' | 'audio' | 'video';
@@ -18,12 +21,6 @@ export interface MediaJob {
   wantAudioTrack: boolean;
   /** The child's own deadline, a little after the parent's: a second guard if the parent is stuck. */
   deadlineMs: number;
-}
-
-export interface OcrSetup {
-  /** Folder holding eng.traineddata.gz (the English OCR data package, see providers/media-probe.ts). */
-  langPath: string;
-  corePath: string;
 }
 
 export interface KeyframeText {
