@@ -4,20 +4,12 @@
  * src/files/file-types.ts). Pure functions, so every refusal is immediate and costs nothing.
  */
 
-import { typeOfExtension, type FileKind } from '../files/file-types.ts';
+import { typeOfExtension, type FileKind, type FileTypeInfo } from '../files/file-types.ts';
 
 export type { FileKind };
 
-export interface Format {
-  kind: FileKind;
-  mimeType: string;
-  /** Human name used in messages ("PNG image"). */
-  label: string;
-  /** True when the bytes look like this format. */
-  sniff: (data: Buffer) => boolean;
-  /** ffmpeg's demuxer for audio and video (forced: ffmpeg must not guess from the content). */
-  demuxer?: string;
-}
+/** A file type of the shared table; every one this processor takes has magic bytes to check. */
+type Format = FileTypeInfo & { sniff: (data: Buffer) => boolean };
 
 /** By kind, in the order of interface.md endpoint 8. */
 export const SUPPORTED_TYPES = Object.freeze({
@@ -34,10 +26,7 @@ const FORMATS: Readonly<Record<FileType, Format>> = Object.freeze(
   Object.fromEntries(
     Object.values(SUPPORTED_TYPES)
       .flat()
-      .map((ext) => {
-        const { kind, mimeType, label, sniff, demuxer } = typeOfExtension(ext)!;
-        return [ext, { kind, mimeType, label, sniff: sniff!, ...(demuxer ? { demuxer } : {}) }];
-      }),
+      .map((ext) => [ext, typeOfExtension(ext) as Format]),
   ) as Record<FileType, Format>,
 );
 
