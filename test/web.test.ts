@@ -7,7 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeHtml, discoverSite, discoverSiteUrls, extractMainContent, parseSitemap, RobotsDisallowedError } from '../src/ingestion/web.ts';
+import { decodeHtml, discoverSite, extractMainContent, parseSitemap, RobotsDisallowedError } from '../src/ingestion/web.ts';
 import { safeFetch } from '../src/providers/safe-fetch.ts';
 
 const ARTICLE_PAGE = `<!DOCTYPE html>
@@ -200,7 +200,7 @@ describe('parseSitemap', () => {
 });
 
 /** One local server hosts several sites, told apart by path prefix. */
-describe('discoverSiteUrls', () => {
+describe('discoverSite', () => {
   let server: http.Server;
   let origin: string;
   const hits: string[] = [];
@@ -276,20 +276,20 @@ describe('discoverSiteUrls', () => {
 
   it('(a) follows an explicit sitemap index into plain and gzipped sitemaps', async () => {
     hits.length = 0;
-    const urls = await discoverSiteUrls({ sitemap: `${origin}/a/index.xml`, limit: 100, fetch });
+    const urls = (await discoverSite({ sitemap: `${origin}/a/index.xml`, limit: 100, fetch })).urls;
     expect(urls).toEqual([`${origin}/a/p1`, `${origin}/a/p2`, `${origin}/a/p3`, 'https://elsewhere.example.net/p4']);
     // Each sitemap read once, though the index lists itself.
     expect(hits).toEqual(['/robots.txt', '/a/index.xml', '/a/pages-1.xml', '/a/pages-2.xml.gz']);
   });
 
   it('(a) fails when the explicit sitemap itself cannot be read', async () => {
-    await expect(discoverSiteUrls({ sitemap: `${origin}/a/nope.xml`, limit: 10, fetch })).rejects.toMatchObject({ code: 'HTTP_STATUS' });
+    await expect(discoverSite({ sitemap: `${origin}/a/nope.xml`, limit: 10, fetch })).rejects.toMatchObject({ code: 'HTTP_STATUS' });
   });
 
   it('(b) reads the sitemaps named by robots.txt, pages of the same site only', async () => {
     robotsMode = 'sitemap';
     hits.length = 0;
-    const urls = await discoverSiteUrls({ sourceUrl: `${origin}/b/`, limit: 10, fetch });
+    const urls = (await discoverSite({ sourceUrl: `${origin}/b/`, limit: 10, fetch })).urls;
     expect(urls).toEqual([`${origin}/b/one`, `${origin}/b/two`]);
     expect(hits).toEqual(['/robots.txt', '/b/sitemap.xml', '/b/missing.xml']);
   });
@@ -297,7 +297,7 @@ describe('discoverSiteUrls', () => {
   it('(c) walks same-site links when there is no sitemap', async () => {
     robotsMode = 'none';
     hits.length = 0;
-    const urls = await discoverSiteUrls({ sourceUrl: `${origin}/c/`, limit: 50, fetch });
+    const urls = (await discoverSite({ sourceUrl: `${origin}/c/`, limit: 50, fetch })).urls;
     expect(urls).toEqual([
       `${origin}/c/`,
       `${origin}/c/about`,
@@ -314,18 +314,18 @@ describe('discoverSiteUrls', () => {
 
   it('(c) throws when the source page itself cannot be fetched', async () => {
     robotsMode = 'none';
-    await expect(discoverSiteUrls({ sourceUrl: `${origin}/nowhere/`, limit: 5, fetch })).rejects.toMatchObject({ code: 'HTTP_STATUS' });
+    await expect(discoverSite({ sourceUrl: `${origin}/nowhere/`, limit: 5, fetch })).rejects.toMatchObject({ code: 'HTTP_STATUS' });
   });
 
   it('(d) caps the result at the limit, by links and by sitemap', async () => {
     robotsMode = 'none';
     hits.length = 0;
-    const byLinks = await discoverSiteUrls({ sourceUrl: `${origin}/d/page-1`, limit: 25, fetch });
+    const byLinks = (await discoverSite({ sourceUrl: `${origin}/d/page-1`, limit: 25, fetch })).urls;
     expect(byLinks).toEqual(Array.from({ length: 25 }, (_, i) => `${origin}/d/page-${i + 1}`));
     // Only as many pages fetched as needed to find 25 URLs.
     expect(hits.filter((h) => h.startsWith('/d/')).length).toBe(24);
 
-    const bySitemap = await discoverSiteUrls({ sitemap: `${origin}/d/sitemap.xml`, limit: 25, fetch });
+    const bySitemap = (await discoverSite({ sitemap: `${origin}/d/sitemap.xml`, limit: 25, fetch })).urls;
     expect(bySitemap).toHaveLength(25);
     expect(new Set(bySitemap).size).toBe(25);
   });
@@ -333,7 +333,7 @@ describe('discoverSiteUrls', () => {
   it('(e) robots.txt: our group\'s Disallow and Allow apply to the link walk, and forbidden pages are never fetched', async () => {
     robotsMode = 'rules';
     hits.length = 0;
-    const urls = await discoverSiteUrls({ sourceUrl: `${origin}/e/`, limit: 50, fetch });
+    const urls = (await discoverSite({ sourceUrl: `${origin}/e/`, limit: 50, fetch })).urls;
     expect(urls).toEqual([`${origin}/e/`, `${origin}/e/open`, `${origin}/e/secret/public`]);
     expect(hits).not.toContain('/e/secret');
     expect(hits).not.toContain('/e/secret-plans');
@@ -343,22 +343,22 @@ describe('discoverSiteUrls', () => {
   it('(e) robots.txt for `*` applies when no group names us', async () => {
     robotsMode = 'delay';
     hits.length = 0;
-    const urls = await discoverSiteUrls({ sourceUrl: `${origin}/e/`, limit: 50, fetch, maxCrawlDelayMs: 50 });
+    const urls = (await discoverSite({ sourceUrl: `${origin}/e/`, limit: 50, fetch, maxCrawlDelayMs: 50 })).urls;
     expect(urls).toEqual([`${origin}/e/`, `${origin}/e/open`]);
     expect(hits.some((h) => h.startsWith('/e/secret'))).toBe(false);
   });
 
   it('(f) pages of a sitemap that robots.txt forbids are left out', async () => {
     robotsMode = 'rules';
-    expect(await discoverSiteUrls({ sitemap: `${origin}/f/sitemap.xml`, limit: 10, fetch })).toEqual([`${origin}/f/shown`, `${origin}/f/also-shown`]);
+    expect((await discoverSite({ sitemap: `${origin}/f/sitemap.xml`, limit: 10, fetch })).urls).toEqual([`${origin}/f/shown`, `${origin}/f/also-shown`]);
     // The limit counts allowed pages only.
-    expect(await discoverSiteUrls({ sitemap: `${origin}/f/sitemap.xml`, limit: 2, fetch })).toEqual([`${origin}/f/shown`, `${origin}/f/also-shown`]);
+    expect((await discoverSite({ sitemap: `${origin}/f/sitemap.xml`, limit: 2, fetch })).urls).toEqual([`${origin}/f/shown`, `${origin}/f/also-shown`]);
   });
 
   it('(e) a source page that robots.txt forbids stops the crawl with a reason', async () => {
     robotsMode = 'rules';
     hits.length = 0;
-    const crawl = discoverSiteUrls({ sourceUrl: `${origin}/e/secret`, limit: 5, fetch });
+    const crawl = discoverSite({ sourceUrl: `${origin}/e/secret`, limit: 5, fetch });
     await expect(crawl).rejects.toBeInstanceOf(RobotsDisallowedError);
     await expect(crawl).rejects.toThrow(`The site's robots.txt does not allow crawlers to read ${origin}/e/secret.`);
     expect(hits).not.toContain('/e/secret');
@@ -387,6 +387,6 @@ describe('discoverSiteUrls', () => {
   it('stops when the caller aborts', async () => {
     const controller = new AbortController();
     controller.abort(new Error('cancelled'));
-    await expect(discoverSiteUrls({ sourceUrl: `${origin}/c/`, limit: 5, fetch, signal: controller.signal })).rejects.toThrow('cancelled');
+    await expect(discoverSite({ sourceUrl: `${origin}/c/`, limit: 5, fetch, signal: controller.signal })).rejects.toThrow('cancelled');
   });
 });

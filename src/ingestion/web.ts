@@ -266,8 +266,6 @@ export interface DiscoverOptions {
   limit: number;
   fetch: (url: string) => Promise<{ url: string; contentType: string | null; body: Buffer }>;
   signal?: AbortSignal;
-  /** Whose rules of robots.txt apply (its product token); the fetcher must send the same. */
-  userAgent?: string;
   /** Cap on a robots.txt Crawl-delay (default MAX_CRAWL_DELAY_MS). */
   maxCrawlDelayMs?: number;
 }
@@ -285,7 +283,8 @@ const NON_HTML_EXTENSION =
   /\.(pdf|jpe?g|png|gif|webp|avif|svg|ico|bmp|tiff?|zip|gz|tgz|bz2|xz|rar|7z|tar|mp3|mp4|m4a|m4v|avi|mov|wav|ogg|webm|mkv|flac|exe|dmg|msi|iso|apk|css|js|mjs|json|xml|rss|atom|woff2?|ttf|otf|eot|docx?|xlsx?|pptx?|odt|ods|odp|csv|txt|epub)$/i;
 
 /**
- * The pages of a site, unique, in discovery order, at most `limit`.
+ * The pages of a site, unique, in discovery order, at most `limit`, and the Crawl-delay of each
+ * origin whose pages were found (for spacing the pages' own fetches).
  *
  * With `sitemap`: that sitemap and its nested indexes. Every http(s) page URL is kept, on any
  * host: the user chose that sitemap, and the fetcher still refuses private addresses.
@@ -296,15 +295,9 @@ const NON_HTML_EXTENSION =
  * port with any leading "www." ignored and either scheme: sites commonly mix the two in their
  * sitemaps and links, while another host is another site. Failures to read robots.txt or a
  * sitemap fall through to the next method; a failure to fetch sourceUrl itself is thrown.
- */
-export async function discoverSiteUrls(opts: DiscoverOptions): Promise<string[]> {
-  return (await discoverSite(opts)).urls;
-}
-
-/**
- * discoverSiteUrls, and the Crawl-delay of each origin whose pages were found (for spacing the
- * pages' own fetches). Every fetch of discovery but robots.txt's own waits out its origin's
- * Crawl-delay, and a page that robots.txt disallows to us is neither fetched nor listed.
+ *
+ * Every fetch of discovery but robots.txt's own waits out its origin's Crawl-delay, and a page
+ * that robots.txt disallows to us is neither fetched nor listed.
  * Throws RobotsDisallowedError when robots.txt disallows the source page of a link walk.
  */
 export async function discoverSite(opts: DiscoverOptions): Promise<DiscoveredSite> {
@@ -317,7 +310,7 @@ export async function discoverSite(opts: DiscoverOptions): Promise<DiscoveredSit
   if (opts.sitemap) {
     return found(await readSitemaps(ctx, [requireHttpUrl(opts.sitemap, 'sitemap')], () => true, true));
   }
-  if (!opts.sourceUrl) throw new TypeError('discoverSiteUrls needs a sourceUrl or a sitemap.');
+  if (!opts.sourceUrl) throw new TypeError('discoverSite needs a sourceUrl or a sitemap.');
   const source = new URL(requireHttpUrl(opts.sourceUrl, 'sourceUrl'));
   const site = siteKey(source);
   const onSite = (u: URL) => siteKey(u) === site;
@@ -348,7 +341,7 @@ interface DiscoveryContext {
 // ---------------------------------------------------------------------------------------------
 
 /** Longest pause between two requests to one origin that a robots.txt Crawl-delay gets from us. */
-export const MAX_CRAWL_DELAY_MS = 10_000;
+const MAX_CRAWL_DELAY_MS = 10_000;
 
 /** The source page of a site crawl is one that the site's robots.txt keeps crawlers away from. */
 export class RobotsDisallowedError extends Error {
@@ -379,11 +372,9 @@ const ALLOW_ALL: OriginRules = { allows: () => true, delayMs: 0, sitemaps: [] };
 class Robots {
   private readonly origins = new Map<string, Promise<OriginRules>>();
   private readonly lastRequest = new Map<string, number>();
-  private readonly userAgent: string;
   private readonly maxDelayMs: number;
 
   constructor(private readonly opts: DiscoverOptions) {
-    this.userAgent = opts.userAgent ?? DEFAULT_USER_AGENT;
     this.maxDelayMs = opts.maxCrawlDelayMs ?? MAX_CRAWL_DELAY_MS;
   }
 
@@ -423,27 +414,19 @@ class Robots {
 
   private async read(origin: string): Promise<OriginRules> {
     const robotsUrl = `${origin}/robots.txt`;
-    this.opts.signal?.throwIfAborted();
-    let text: string;
-    let finalUrl: string;
-    try {
-      const res = await this.opts.fetch(robotsUrl);
-      text = res.body.toString('utf8');
-      finalUrl = res.url;
-    } catch {
-      this.opts.signal?.throwIfAborted();
-      return ALLOW_ALL;
-    }
-    const parsed = robotsParser(robotsUrl, text);
-    const seconds = Number(parsed.getCrawlDelay(this.userAgent) ?? 0);
+    // Not paced by the Crawl-delay it is about to tell: the caller's fetch itself.
+    const res = await tryFetch(this.opts.fetch, this.opts.signal, robotsUrl);
+    if (!res) return ALLOW_ALL;
+    const parsed = robotsParser(robotsUrl, res.body.toString('utf8'));
+    const seconds = Number(parsed.getCrawlDelay(DEFAULT_USER_AGENT) ?? 0);
     const sitemaps: string[] = [];
     for (const line of parsed.getSitemaps()) {
-      const url = absoluteHttpUrl(line, finalUrl);
+      const url = absoluteHttpUrl(line, res.url);
       if (url && !sitemaps.includes(url)) sitemaps.push(url);
     }
     return {
       // A URL of another origin is not this file's business (the parser answers undefined).
-      allows: (url) => parsed.isAllowed(url, this.userAgent) !== false,
+      allows: (url) => parsed.isAllowed(url, DEFAULT_USER_AGENT) !== false,
       delayMs: Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds * 1000, this.maxDelayMs) : 0,
       sitemaps,
     };
@@ -469,12 +452,12 @@ function siteKey(u: URL): string {
 }
 
 /** Calls fetch; a failure becomes null unless the caller aborted, which must stop everything. */
-async function tryFetch(ctx: DiscoveryContext, url: string) {
-  ctx.signal?.throwIfAborted();
+async function tryFetch(fetch: DiscoverOptions['fetch'], signal: AbortSignal | undefined, url: string) {
+  signal?.throwIfAborted();
   try {
-    return await ctx.fetch(url);
+    return await fetch(url);
   } catch {
-    ctx.signal?.throwIfAborted();
+    signal?.throwIfAborted();
     return null;
   }
 }
@@ -566,7 +549,7 @@ async function crawlLinks(ctx: DiscoveryContext, source: URL): Promise<string[]>
       // lives on that host.
       sites.add(siteKey(new URL(page.url)));
     } else {
-      page = await tryFetch(ctx, pageUrl);
+      page = await tryFetch(ctx.fetch, ctx.signal, pageUrl);
     }
     const finalUrl = page ? absoluteHttpUrl(page.url, pageUrl) : null;
     if (!page || !finalUrl || !isHtml(page) || !sites.has(siteKey(new URL(finalUrl)))) {
