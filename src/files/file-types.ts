@@ -133,5 +133,3 @@ export function extensionOf(fileName: string): string | null {
   return dot < 0 ? null : base.slice(dot + 1).toLowerCase();
 }
 
-/** The old name of mimeEssence, for src/ingestion/loaders/mime.ts until it imports mimeEssence. */
-export { mimeEssence as bareMime };

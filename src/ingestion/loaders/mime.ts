@@ -3,7 +3,8 @@
  * datasource may have, what a file name or a declared type means, and the labels and magic
  * bytes the loaders check.
  */
-import { bareMime, extensionOf, magic, typeOfExtension, typeOfMime } from '../../files/file-types.ts';
+import { extensionOf, magic, typeOfExtension, typeOfMime } from '../../files/file-types.ts';
+import { mimeEssence } from '../../providers/storage.ts';
 
 const mimeOf = (ext: string) => typeOfExtension(ext)!.mimeType;
 
@@ -53,7 +54,7 @@ export function mimeTypeFromFileName(fileName: string): string | null {
 
 /** The usual name of a MIME type, for the other names clients send; parameters and case dropped. */
 export function normalizeMimeType(type: string): string {
-  const bare = bareMime(type);
+  const bare = mimeEssence(type);
   return typeOfMime(bare)?.mimeType ?? bare;
 }
 
