@@ -10,6 +10,7 @@ import { AppError, errorBody, statusOf, type ErrorBody } from '../src/errors.ts'
 import type { Context } from '../src/graphql/context.ts';
 import { normalizeError } from '../src/graphql/errors.ts';
 import { drain, fileBodyLimit, readJsonBody, readMultipart } from '../src/http/body.ts';
+import { retryAfterOf } from '../src/http/rate-headers.ts';
 import { assertStorableText } from '../src/graphql/text-guard.ts';
 import { toRestError } from './fields.ts';
 import type { RestRequest, RestRoute } from './routes.ts';
@@ -199,6 +200,8 @@ function decodeParam(raw: string, name: string): string {
 
 function send(res: ServerResponse, error: AppError, shape?: (body: ErrorBody) => unknown) {
   const body = errorBody(error.code, error.message, error.details);
+  const wait = retryAfterOf(error);
+  if (wait && !res.headersSent) res.setHeader('retry-after', String(wait));
   sendJson(res, statusOf(error.code), shape ? shape(body) : body);
 }
 

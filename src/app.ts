@@ -16,6 +16,7 @@ import { depthLimit } from './graphql/depth-limit.ts';
 import { normalizeError } from './graphql/errors.ts';
 import { fileBodyLimit, readJsonBody } from './http/body.ts';
 import { buildContext } from './http/context.ts';
+import { retryAfterOfErrors, withRateHeaders } from './http/rate-headers.ts';
 import { withRequestLog } from './http/request-log.ts';
 import type { Logger } from './logger.ts';
 import type { Services } from './services.ts';
@@ -51,9 +52,11 @@ export async function createApp(opts: {
   });
   // REST rows (and the upload links they hand out) first, without the framework; everything else goes through Express.
   const server = http.createServer(
-    withRequestLog(logger, (req, res) => {
-      if (!rest(req, res)) app(req, res);
-    }),
+    withRequestLog(logger, (req, res) =>
+      withRateHeaders(res, () => {
+        if (!rest(req, res)) app(req, res);
+      }),
+    ),
   );
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
@@ -111,7 +114,18 @@ export async function createApp(opts: {
     // main.ts owns SIGTERM/SIGINT and stops everything in order; Apollo's own handler would race it.
     stopOnTerminationSignals: false,
     validationRules: [depthLimit(config.graphqlDepthLimit)],
-    plugins: [ApolloServerPluginDrainHttpServer({ httpServer: server })],
+    plugins: [
+      ApolloServerPluginDrainHttpServer({ httpServer: server }),
+      {
+        // A refused operation answers 200 with its error (GraphQL's way); the wait goes in the header too.
+        requestDidStart: async () => ({
+          willSendResponse: async ({ response }) => {
+            const wait = response.body.kind === 'single' ? retryAfterOfErrors(response.body.singleResult.errors) : null;
+            if (wait) response.http.headers.set('retry-after', String(wait));
+          },
+        }),
+      },
+    ],
     includeStacktraceInErrorResponses: false,
     formatError: (formatted, error) => formatError(error, formatted),
   });

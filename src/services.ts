@@ -49,9 +49,9 @@ export interface Parts {
 export async function createServices(config: Config, parts: Parts): Promise<Services> {
   const datastores = new DatastoreService(parts.embedder, parts.storage, parts.bus);
   const agents = new AgentService(datastores, parts.bus);
-  const retrieval = new RetrievalService(parts.embedder, datastores);
   const { chat, logger, ...shared } = parts;
   const limits = new Limits(config.rateLimits);
+  const retrieval = new RetrievalService(parts.embedder, datastores, limits);
   const conversations = new ConversationService();
   const services: Services = {
     config,

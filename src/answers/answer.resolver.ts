@@ -7,7 +7,7 @@ import { AgentAnswer, AgentQueryInput, AnswerEvent, DatastoreQueryInput, QueryRe
 export class AnswerResolver {
   @Query(() => [QueryResult], { description: 'The fragments most similar to the query, best first. Public datastores answer without credentials.' })
   datastoreQuery(@Arg('id', () => ID) id: string, @Arg('input') input: DatastoreQueryInput, @Ctx() ctx: Context): Promise<QueryResult[]> {
-    return ctx.services.retrieval.query(ctx.em, ctx.auth, id, input);
+    return ctx.services.retrieval.query(ctx.em, ctx.auth, ctx.ip, id, input);
   }
 
   @Mutation(() => AgentAnswer, { description: 'The complete answer of an agent. Public agents answer anonymous visitors.' })

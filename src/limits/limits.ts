@@ -10,17 +10,23 @@
  * Rates and the throttle are counted in PostgreSQL (rates.ts), so they hold across processes and
  * restarts. The keys of `rate_counters`:
  *   `ip:<address>`              every anonymous request from one address, whatever it asks (an
- *                               agent, a form, the universal processor): RATE_LIMIT_IP_PER_MINUTE;
+ *                               agent, a form, the universal processor, a public datastore's
+ *                               query): RATE_LIMIT_IP_PER_MINUTE. A datastore query counts here
+ *                               alone: it has no visitor id, and a key of its own for the address
+ *                               would only lower the address's budget;
  *   `visitor:<scope>|<visitor>` one visitor id of one agent or form (the universal processor,
  *                               which has no visitor id, uses the address): RATE_LIMIT_VISITOR_PER_MINUTE;
  *   `sign-in:<address>|<email>` sign-in attempts, cleared by a success: 10 per 15 minutes.
- * Every refusal carries `details.retryAfterSeconds`: when the window that refused ends.
+ * Every refusal carries `details.retryAfterSeconds`: when the window that refused ends. Every
+ * count is also recorded on the request's meter (meter.ts), which the HTTP layer reports as
+ * `RateLimit-*` headers.
  */
 import type { Config } from '../config.ts';
 import type { Em } from '../db/orm.ts';
 import { AppError } from '../errors.ts';
+import { currentRateMeter } from './meter.ts';
 import { QueryAllowance } from './queries.ts';
-import { forget, hit, prune } from './rates.ts';
+import { forget, hit, prune, type Count, type Hit } from './rates.ts';
 
 const MINUTE = 60;
 const SIGN_IN_FAILURES = 10;
@@ -29,8 +35,8 @@ const SIGN_IN_WINDOW_SECONDS = 15 * 60;
 const PRUNE_EVERY_MS = 60_000;
 
 export interface Visitor {
-  /** The agent or form asked: a visitor id counts per scope. */
-  scope: string;
+  /** The agent or form asked: a visitor id counts per scope. Null: the address's budget alone (a datastore query). */
+  scope: string | null;
   /** The visitor's id; null when the caller has none (the address stands for it). */
   visitorId: string | null;
   ip: string;
@@ -49,17 +55,16 @@ export class Limits {
 
   /**
    * Counts one request of an outside visitor against its address's budget (shared by every
-   * feature) and its own (per agent or form). Throws RATE_LIMITED when either is spent.
+   * feature) and its own (per agent or form; a datastore query has none). Throws RATE_LIMITED
+   * when either is spent.
    */
   async admitVisitor(em: Em, visitor: Visitor): Promise<void> {
-    const perIp = `ip:${visitor.ip}`;
-    const perVisitor = `visitor:${visitor.scope}|${visitor.visitorId ?? visitor.ip}`;
-    const counts = await hit(em, [
-      { key: perIp, windowSeconds: MINUTE },
-      { key: perVisitor, windowSeconds: MINUTE },
-    ]);
-    this.pruneNowAndThen(em);
-    const over = counts.filter((c) => c.hits > (c.key === perIp ? this.rates.perIpPerMinute : this.rates.perVisitorPerMinute));
+    const hits: Hit[] = [{ key: `ip:${visitor.ip}`, windowSeconds: MINUTE, limit: this.rates.perIpPerMinute }];
+    if (visitor.scope !== null) {
+      hits.push({ key: `visitor:${visitor.scope}|${visitor.visitorId ?? visitor.ip}`, windowSeconds: MINUTE, limit: this.rates.perVisitorPerMinute });
+    }
+    const counts = await this.count(em, hits);
+    const over = counts.filter((c) => c.hits > c.limit);
     if (over.length) {
       const retryAfterSeconds = Math.max(...over.map((c) => c.retryAfterSeconds));
       throw new AppError('RATE_LIMITED', `Too many ${visitor.what}; wait a minute and try again.`, { retryAfterSeconds });
@@ -72,9 +77,8 @@ export class Limits {
    * at once cannot all pass. Throws RATE_LIMITED after 10 failures in 15 minutes.
    */
   async admitSignIn(em: Em, ip: string, email: string): Promise<void> {
-    const [count] = await hit(em, [{ key: signInKey(ip, email), windowSeconds: SIGN_IN_WINDOW_SECONDS }]);
-    this.pruneNowAndThen(em);
-    if (count!.hits > SIGN_IN_FAILURES) {
+    const [count] = await this.count(em, [{ key: signInKey(ip, email), windowSeconds: SIGN_IN_WINDOW_SECONDS, limit: SIGN_IN_FAILURES }]);
+    if (count!.hits > count!.limit) {
       throw new AppError('RATE_LIMITED', 'Too many failed sign-ins; try again in 15 minutes.', { retryAfterSeconds: count!.retryAfterSeconds });
     }
   }
@@ -82,6 +86,7 @@ export class Limits {
   /** A sign-in succeeded: its address and email start again from zero. */
   async signedIn(em: Em, ip: string, email: string): Promise<void> {
     await forget(em, signInKey(ip, email));
+    currentRateMeter()?.forget(signInKey(ip, email));
   }
 
   /** Gives reserved queries back and waits for background work; the database must still be open. */
@@ -89,6 +94,15 @@ export class Limits {
     this.closed = true;
     await this.pruning;
     await this.queries.close(em);
+  }
+
+  /** Counts the hits, and tells the request's meter what is left of each budget. */
+  private async count(em: Em, hits: Hit[]): Promise<Count[]> {
+    const counts = await hit(em, hits);
+    this.pruneNowAndThen(em);
+    const meter = currentRateMeter();
+    for (const c of counts) meter?.record(c.key, { limit: c.limit, remaining: c.remaining, resetSeconds: c.retryAfterSeconds });
+    return counts;
   }
 
   /** In the background: a request never waits for it, and a failure only delays it. */

@@ -10,12 +10,17 @@ import { rawQuery } from '../db/raw.ts';
 export interface Hit {
   key: string;
   windowSeconds: number;
+  /** Hits the window allows: the count says how many remain. */
+  limit: number;
 }
 
 export interface Count {
   key: string;
   /** Hits of the key in its window, this one included. */
   hits: number;
+  limit: number;
+  /** Hits still allowed in the window after this one (0 once it is spent). */
+  remaining: number;
   /** Seconds until the key's window ends (at least 1). */
   retryAfterSeconds: number;
 }
@@ -26,7 +31,12 @@ const HIT_SQL = 'select key, hits, retry_after from rate_hit($1::text[], $2::int
 /** Counts one hit on each key, in one statement. */
 export async function hit(em: Em, hits: Hit[]): Promise<Count[]> {
   const rows = await rawQuery<{ key: string; hits: number; retry_after: number }>(em, HIT_SQL, [hits.map((h) => h.key), hits.map((h) => h.windowSeconds)]);
-  return rows.map((r) => ({ key: r.key, hits: Number(r.hits), retryAfterSeconds: Number(r.retry_after) }));
+  const limits = new Map(hits.map((h) => [h.key, h.limit]));
+  return rows.map((r) => {
+    const limit = limits.get(r.key)!;
+    const count = Number(r.hits);
+    return { key: r.key, hits: count, limit, remaining: Math.max(0, limit - count), retryAfterSeconds: Number(r.retry_after) };
+  });
 }
 
 /** Forgets a key (a sign-in that succeeded clears its failures). */

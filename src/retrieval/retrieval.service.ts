@@ -4,6 +4,7 @@
  * scanning until enough rows pass them, so a filtered query still returns topK rows whenever
  * that many match (settings: VECTOR_SEARCH_SETTINGS in db/vector-index.ts).
  */
+import { isOutsider } from '../access.ts';
 import type { Auth } from '../auth/auth.ts';
 import type { Em } from '../db/orm.ts';
 import { rawQuery } from '../db/raw.ts';
@@ -13,6 +14,7 @@ import { badInput } from '../errors.ts';
 import { isId } from '../ids.ts';
 import type { Embedder } from '../providers/embeddings.ts';
 import type { DatastoreService } from '../datastores/datastore.service.ts';
+import type { Limits } from '../limits/limits.ts';
 
 export interface Fragment {
   text: string;
@@ -45,11 +47,17 @@ export class RetrievalService {
   constructor(
     private readonly embedder: Embedder,
     private readonly datastores: DatastoreService,
+    private readonly limits: Limits,
   ) {}
 
-  /** A datastore query (public datastores: anyone). Throws NOT_FOUND, BAD_USER_INPUT. */
-  async query(em: Em, auth: Auth, datastoreId: string, input: SearchInput): Promise<Fragment[]> {
+  /**
+   * A datastore query (public datastores: anyone). Outsiders (anonymous callers and other
+   * organizations) spend their address's budget, as anonymous questions do: each query costs an
+   * embedding. Throws NOT_FOUND, RATE_LIMITED, BAD_USER_INPUT.
+   */
+  async query(em: Em, auth: Auth, ip: string, datastoreId: string, input: SearchInput): Promise<Fragment[]> {
     const datastore = await this.datastores.getForQuery(em, auth, datastoreId);
+    if (isOutsider(auth, datastore)) await this.limits.admitVisitor(em, { scope: null, visitorId: null, ip, what: 'datastore queries' });
     return this.search(em, [datastore], input);
   }
 
