@@ -23,7 +23,12 @@ const BUSY_RETRY_SECONDS = 5;
 /** Runs one request's handling with a meter whose counts become headers of `res` while its head is unsent. */
 export function withRateHeaders<T>(res: ServerResponse, fn: () => T): T {
   const meter = new RateMeter((tightest) => {
-    if (!tightest || res.headersSent) return;
+    if (res.headersSent) return;
+    if (!tightest) {
+      // The only count was cleared (a sign-in that succeeded): nothing of it is left to report.
+      for (const name of RATE_LIMIT_HEADERS) res.removeHeader(name);
+      return;
+    }
     res.setHeader('RateLimit-Limit', String(tightest.limit));
     res.setHeader('RateLimit-Remaining', String(tightest.remaining));
     res.setHeader('RateLimit-Reset', String(tightest.resetSeconds));
