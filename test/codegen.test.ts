@@ -22,6 +22,16 @@ it('examples/gql/ is what `npm run codegen` generates from schema.graphql (run i
   for (const file of files) expect(readFileSync(path.resolve(root, file.filename), 'utf8'), file.filename).toBe(file.content);
 }, 60_000);
 
+it("docs/client.md quotes the example's operations and its fetch helper as they are", () => {
+  const example = readFileSync(path.join(root, 'examples/typed-client.ts'), 'utf8');
+  const blocks = [...readFileSync(path.join(root, 'docs/client.md'), 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
+  // The first two blocks are verbatim (the imports, less the example's own, then the operations; the helper); the stream is abridged.
+  const [operations, helper] = blocks;
+  for (const line of operations!.split('\n').filter((l) => l.trim())) expect(example).toContain(line);
+  expect(example).toContain(operations!.slice(operations!.indexOf('const ListAgents')));
+  expect(example).toContain(helper);
+});
+
 let app: TestApp;
 
 beforeAll(async () => {

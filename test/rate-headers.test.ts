@@ -135,6 +135,17 @@ describe('over GraphQL', () => {
     expect(budget(refused)).toMatchObject({ limit: 30, remaining: 0 });
   }, 60_000);
 
+  it('a subscription over graphql-sse (distinct connections) carries the budget in its response head', async () => {
+    const res = await fetch(`${app.url}/graphql/stream`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...from('10.2.3.1') },
+      body: JSON.stringify({ query: `subscription($id: ID!) { agentQueryStream(id: $id, input: { query: "open?", visitorId: "sse" }) { type } }`, variables: { id: agent } }),
+    });
+    expect(res.status).toBe(200);
+    expect(budget(res)).toMatchObject({ limit: 30, remaining: 29 });
+    await res.text();
+  });
+
   it('failed sign-ins report the throttle (10 in 15 minutes); a success clears it', async () => {
     const login = (password: string) => gql(app.url, `mutation($e: String!, $p: String!) { login(input: { email: $e, password: $p }) { token } }`, { e: owner.email, p: password }, { headers: from('10.2.2.1') });
     const failed = await login('wrong password');
