@@ -10,7 +10,6 @@ const config: CodegenConfig = {
   documents: ['examples/**/*.ts', '!examples/gql/**'],
   // The generated files import each other as .ts: what tsc (allowImportingTsExtensions), vitest and Node's type stripping all load.
   importExtension: '.ts',
-  silent: true,
   generates: {
     'examples/gql/': {
       preset: 'client',
