@@ -16,6 +16,7 @@ import { depthLimit } from './graphql/depth-limit.ts';
 import { normalizeError } from './graphql/errors.ts';
 import { fileBodyLimit, readJsonBody } from './http/body.ts';
 import { buildContext } from './http/context.ts';
+import { createCors } from './http/cors.ts';
 import { withRequestLog } from './http/request-log.ts';
 import type { Logger } from './logger.ts';
 import type { Services } from './services.ts';
@@ -49,9 +50,12 @@ export async function createApp(opts: {
     context: (req, opts) => context(req, undefined, opts),
     onInternalError,
   });
-  // REST rows (and the upload links they hand out) first, without the framework; everything else goes through Express.
+  const cors = createCors({ config, orm: db.orm, services, onInternalError });
+  // CORS for every path first (preflights end there); REST rows (and the upload links they hand
+  // out) next, without the framework; everything else goes through Express.
   const server = http.createServer(
     withRequestLog(logger, (req, res) => {
+      if (cors(req, res)) return;
       if (!rest(req, res)) app(req, res);
     }),
   );

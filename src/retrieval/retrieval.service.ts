@@ -47,9 +47,9 @@ export class RetrievalService {
     private readonly datastores: DatastoreService,
   ) {}
 
-  /** A datastore query (public datastores: anyone). Throws NOT_FOUND, BAD_USER_INPUT. */
-  async query(em: Em, auth: Auth, datastoreId: string, input: SearchInput): Promise<Fragment[]> {
-    const datastore = await this.datastores.getForQuery(em, auth, datastoreId);
+  /** A datastore query (public datastores: anyone; `origin` as in getForQuery). Throws NOT_FOUND, FORBIDDEN, BAD_USER_INPUT. */
+  async query(em: Em, auth: Auth, datastoreId: string, input: SearchInput, origin?: string): Promise<Fragment[]> {
+    const datastore = await this.datastores.getForQuery(em, auth, datastoreId, origin);
     return this.search(em, [datastore], input);
   }
 
