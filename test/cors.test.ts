@@ -9,6 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.ts';
 import { gql, http as call, newOrganization } from './support/client.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { startOpenAiTestServer, type OpenAiTestServer } from './support/openai-server.ts';
@@ -280,6 +281,15 @@ describe('allowedOrigins over GraphQL and REST', () => {
     expect(ok.body.allowedOrigins).toEqual([SHOP]);
     // The change takes effect at once (the cached agent is forgotten).
     expect((await call('POST', `${app.api}/agents/${id}/query`, { body: { query: 'Hi' }, headers: { origin: STRANGER } })).status).toBe(403);
+  });
+});
+
+describe('CORS_ORIGINS', () => {
+  it('is read as exact origins; anything else stops the start with a message naming it', () => {
+    expect(loadConfig({ CORS_ORIGINS: 'https://App.Example.com/, http://localhost:5173' }).corsOrigins).toEqual(['https://app.example.com', 'http://localhost:5173']);
+    expect(loadConfig({}).corsOrigins).toEqual([]);
+    expect(() => loadConfig({ CORS_ORIGINS: 'https://app.example.com/dashboard' })).toThrow(ConfigError);
+    expect(() => loadConfig({ CORS_ORIGINS: '*' })).toThrow(/CORS_ORIGINS must list origins/);
   });
 });
 
