@@ -103,7 +103,7 @@ describe('preflight', () => {
     const refused = await preflight(`${app.api}/agents/${shopAgent}/query`, STRANGER);
     expect(refused.headers.get('access-control-allow-origin')).toBeNull();
     expect(refused.status).toBe(403);
-    expect((await refused.json()).error.code).toBe('FORBIDDEN');
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('FORBIDDEN');
     const listed = await preflight(`${app.api}/agents/${shopAgent}/query`, SHOP);
     expect(listed.status).toBe(204);
     expect(listed.headers.get('access-control-allow-origin')).toBe('*');
