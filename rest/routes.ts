@@ -80,7 +80,7 @@ export interface StreamRoute extends RouteBase {
 export type RestRoute = OperationRoute | UploadRoute | StreamRoute;
 
 /** The Agent record of interface.md endpoint 11, plus handle and timestamps. */
-const AGENT_RECORD = `id handle name description modelName temperature visibility systemPrompt userPrompt promptType promptTemplate createdAt updatedAt`;
+const AGENT_RECORD = `id handle name description modelName temperature visibility systemPrompt userPrompt promptType promptTemplate allowedOrigins createdAt updatedAt`;
 
 /** The Datasource record of the interface, plus what a user needs to see. */
 const DATASOURCE_RECORD = `id type name status groupId updatedAt createdAt lastSynch config datastoreId errorMessage chunkCount tokenCount size customId mimeType fileName`;

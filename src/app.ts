@@ -17,6 +17,7 @@ import { normalizeError } from './graphql/errors.ts';
 import { fileBodyLimit, readJsonBody } from './http/body.ts';
 import { buildContext } from './http/context.ts';
 import { retryAfterOfErrors, withRateHeaders } from './http/rate-headers.ts';
+import { createCors } from './http/cors.ts';
 import { withRequestLog } from './http/request-log.ts';
 import type { Logger } from './logger.ts';
 import type { Services } from './services.ts';
@@ -50,13 +51,16 @@ export async function createApp(opts: {
     context: (req, opts) => context(req, undefined, opts),
     onInternalError,
   });
-  // REST rows (and the upload links they hand out) first, without the framework; everything else goes through Express.
+  const cors = createCors({ config, orm: db.orm, services, onInternalError });
+  // CORS for every path first (preflights end there); REST rows (and the upload links they hand
+  // out) next, without the framework; everything else goes through Express.
   const server = http.createServer(
-    withRequestLog(logger, (req, res) =>
+    withRequestLog(logger, (req, res) => {
+      if (cors(req, res)) return;
       withRateHeaders(res, () => {
         if (!rest(req, res)) app(req, res);
-      }),
-    ),
+      });
+    }),
   );
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');

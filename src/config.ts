@@ -67,6 +67,8 @@ export interface Config {
    * retryDelaySeconds (doubling with each attempt).
    */
   readonly jobs: { readonly heartbeatSeconds: number; readonly superviseSeconds: number; readonly retryDelaySeconds: number };
+  /** CORS_ORIGINS: the only origins whose pages may send the session cookie (exact, canonical). */
+  readonly corsOrigins: readonly string[];
 }
 
 export class ConfigError extends Error {
@@ -133,6 +135,19 @@ export function loadConfig(env: Env = process.env): Config {
     restBasePath = '/api';
   }
 
+  // Exact origins, as browsers send them: lower-case scheme and host, no path, no default port.
+  const corsOrigins: string[] = [];
+  for (const raw of (env.CORS_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean)) {
+    let origin: string | null = null;
+    try {
+      if (/^https?:\/\/[^/?#@*\s]+\/?$/i.test(raw)) origin = new URL(raw).origin;
+    } catch {
+      /* reported below */
+    }
+    if (origin) corsOrigins.push(origin);
+    else problems.push(`CORS_ORIGINS must list origins such as https://app.example.com, separated by commas (got "${raw}")`);
+  }
+
   const config: Config = {
     env: nodeEnv,
     port: int('PORT', 3000, 0, 65535),
@@ -178,6 +193,7 @@ export function loadConfig(env: Env = process.env): Config {
       superviseSeconds: int('QUEUE_SUPERVISE_SECONDS', 60, 1, 3600),
       retryDelaySeconds: int('JOB_RETRY_DELAY_SECONDS', 5, 1, 3600),
     },
+    corsOrigins: Object.freeze(corsOrigins),
   };
   const mutable = config as { -readonly [K in keyof Config]: Config[K] };
   mutable.publicUrl = (env.PUBLIC_URL || `http://localhost:${config.port}`).replace(/\/+$/, '');

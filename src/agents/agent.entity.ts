@@ -1,4 +1,4 @@
-import { Collection } from '@mikro-orm/core';
+import { ArrayType, Collection, type Opt } from '@mikro-orm/core';
 import { Entity, Enum, Index, ManyToMany, ManyToOne, Property, Unique } from '@mikro-orm/decorators/legacy';
 import { Authorized, Field, Float, ObjectType } from 'type-graphql';
 import { BaseEntity } from '../db/base.entity.ts';
@@ -63,6 +63,11 @@ export class Agent extends BaseEntity {
   @Field(() => String, { nullable: true, deprecationReason: 'Use systemPrompt and userPrompt.' })
   @Property({ type: 'text', nullable: true })
   promptTemplate?: string | null;
+
+  @Authorized()
+  @Field(() => [String], { description: 'Origins (scheme://host[:port]) whose web pages may call this agent; empty = any. Binds anonymous callers and other organizations; the owning organization is not bound (docs/browser.md).' })
+  @Property({ type: ArrayType, defaultRaw: "'{}'" })
+  allowedOrigins: string[] & Opt = [];
 
   @ManyToMany(() => Datastore, undefined, { pivotTable: 'agent_datastores', owner: true })
   datastores = new Collection<Datastore>(this);

@@ -49,6 +49,9 @@ export class CreateAgentInput {
 
   @Field(() => [ID], { nullable: true, description: 'Datastores of the same organization the agent answers from.' })
   datastoreIds?: string[] | null;
+
+  @Field(() => [String], { nullable: true, description: 'Origins (scheme://host[:port], at most 50) whose web pages may call it; empty or null = any origin.' })
+  allowedOrigins?: string[] | null;
 }
 
 /** As in the REST interface (PATCH /agents/{id}): description is required, the rest optional. */
@@ -100,4 +103,7 @@ export class UpdateAgentInput {
 
   @Field(() => [ID], { nullable: true, description: 'Replaces the linked datastores when given.' })
   datastoreIds?: string[] | null;
+
+  @Field(() => [String], { nullable: true, description: 'Replaces the allowed origins when given (scheme://host[:port], at most 50); [] = any origin.' })
+  allowedOrigins?: string[] | null;
 }

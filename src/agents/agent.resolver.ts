@@ -11,7 +11,7 @@ class AgentConnection extends Connection(Agent) {}
 export class AgentResolver {
   @Query(() => Agent, { description: 'By id or "@handle". Public agents are readable without credentials.' })
   agent(@Arg('id', () => ID) id: string, @Ctx() ctx: Context): Promise<Agent> {
-    return ctx.services.agents.get(ctx.em, ctx.auth, id);
+    return ctx.services.agents.get(ctx.em, ctx.auth, id, ctx.origin);
   }
 
   @Query(() => AgentConnection, { description: "The caller's organization's agents, newest first." })

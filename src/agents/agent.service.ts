@@ -11,6 +11,7 @@ import type { EventBus } from '../events/bus.ts';
 import { Agent } from './agent.entity.ts';
 import type { Datastore } from '../datastores/datastore.entity.ts';
 import type { CreateAgentInput, UpdateAgentInput } from './agent.inputs.ts';
+import { assertOriginAllowed, normalizeAllowedOrigins } from '../origins.ts';
 
 export const AGENT_CHANGED = 'agent_changed';
 
@@ -32,8 +33,12 @@ export class AgentService {
     await this.bus.subscribe(AGENT_CHANGED, (id) => this.forget(id));
   }
 
-  /** By id or "@handle", for reading. Throws NOT_FOUND (unknown, or private to another organization). */
-  async get(em: Em, auth: Auth, idOrHandle: string): Promise<Agent> {
+  /**
+   * By id or "@handle", for reading. With the `Origin` of a browser's request, also refuses a page
+   * the agent's allowedOrigins leave out (src/origins.ts).
+   * Throws NOT_FOUND (unknown, or private to another organization), FORBIDDEN (origin).
+   */
+  async get(em: Em, auth: Auth, idOrHandle: string, origin?: string): Promise<Agent> {
     const key = idOrHandle.startsWith('@') ? idOrHandle.toLowerCase() : idOrHandle;
     let agent = this.cache.get(key) ?? null;
     if (!agent) {
@@ -44,7 +49,9 @@ export class AgentService {
         if (agent.handle) this.cache.set(`@${agent.handle}`, agent);
       }
     }
-    return assertCanRead(auth, agent, 'Agent');
+    const readable = assertCanRead(auth, agent, 'Agent');
+    assertOriginAllowed(auth, origin, readable, 'Agent');
+    return readable;
   }
 
   /** The caller's organization's agents, newest first. Throws UNAUTHENTICATED, BAD_USER_INPUT. */
@@ -59,25 +66,28 @@ export class AgentService {
     return toPage(rows, page.first);
   }
 
-  /** Throws UNAUTHENTICATED, NOT_FOUND (a datastore), CONFLICT (handle taken). */
+  /** Throws UNAUTHENTICATED, NOT_FOUND (a datastore), CONFLICT (handle taken), BAD_USER_INPUT (allowedOrigins). */
   async create(em: Em, auth: Auth, input: CreateAgentInput): Promise<Agent> {
     const member = requireMember(auth);
     const datastores = await this.datastores.requireOwned(em, member.organizationId, input.datastoreIds ?? []);
-    const { datastoreIds: _ids, handle, ...fields } = input;
+    const { datastoreIds: _ids, handle, allowedOrigins, ...fields } = input;
     const agent = em.create(Agent, {
       ...fields,
       organization: member.organizationId,
       handle: normalizeHandle(handle),
+      allowedOrigins: normalizeAllowedOrigins(allowedOrigins),
     });
     agent.datastores.set(datastores);
     await flushUnique(em);
     return agent;
   }
 
-  /** Only the fields given change. Throws UNAUTHENTICATED, FORBIDDEN, NOT_FOUND, CONFLICT. */
+  /** Only the fields given change. Throws UNAUTHENTICATED, FORBIDDEN, NOT_FOUND, CONFLICT, BAD_USER_INPUT (allowedOrigins). */
   async update(em: Em, auth: Auth, idOrHandle: string, input: UpdateAgentInput): Promise<Agent> {
     const agent = assertCanChange(auth, await this.find(em, idOrHandle), 'Agent');
-    const { datastoreIds, handle, ...fields } = input;
+    const { datastoreIds, handle, allowedOrigins, ...fields } = input;
+    // Checked before anything changes: a bad origin leaves the agent as it was.
+    if (allowedOrigins !== undefined) agent.allowedOrigins = normalizeAllowedOrigins(allowedOrigins);
     for (const [key, value] of Object.entries(fields)) {
       // Omitted fields keep their value; only the deprecated nullable ones may be cleared.
       if (value !== undefined && (value !== null || key === 'promptType' || key === 'promptTemplate')) {
@@ -161,6 +171,7 @@ function snapshot(agent: Agent): Agent {
     userPrompt: agent.userPrompt,
     promptType: agent.promptType ?? null,
     promptTemplate: agent.promptTemplate ?? null,
+    allowedOrigins: Object.freeze([...agent.allowedOrigins]),
   }) as unknown as Agent;
 }
 

@@ -7,12 +7,12 @@ import { AgentAnswer, AgentQueryInput, AnswerEvent, DatastoreQueryInput, QueryRe
 export class AnswerResolver {
   @Query(() => [QueryResult], { description: 'The fragments most similar to the query, best first. Public datastores answer without credentials.' })
   datastoreQuery(@Arg('id', () => ID) id: string, @Arg('input') input: DatastoreQueryInput, @Ctx() ctx: Context): Promise<QueryResult[]> {
-    return ctx.services.retrieval.query(ctx.em, ctx.auth, ctx.ip, id, input);
+    return ctx.services.retrieval.query(ctx.em, ctx.auth, ctx.ip, id, input, ctx.origin);
   }
 
   @Mutation(() => AgentAnswer, { description: 'The complete answer of an agent. Public agents answer anonymous visitors.' })
   agentQuery(@Arg('id', () => ID) id: string, @Arg('input') input: AgentQueryInput, @Ctx() ctx: Context): Promise<AgentAnswer> {
-    return ctx.services.answers.answer(ctx.em, ctx.auth, ctx.ip, id, input);
+    return ctx.services.answers.answer(ctx.em, ctx.auth, ctx.ip, id, input, ctx.origin);
   }
 
   @Subscription(() => AnswerEvent, {
@@ -22,7 +22,7 @@ export class AnswerResolver {
       // type-graphql does not validate the arguments of a custom subscribe: refuse bad input
       // here, before a query is reserved or a conversation made (400 before a REST stream).
       const input = validatedInput(AgentQueryInput, args.input);
-      return (await ctx.services.answers.ask(ctx.em, ctx.auth, ctx.ip, args.id as string, input)).events;
+      return (await ctx.services.answers.ask(ctx.em, ctx.auth, ctx.ip, args.id as string, input, ctx.origin)).events;
     },
   })
   // The arguments were validated once in subscribe; not again for every event.

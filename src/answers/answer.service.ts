@@ -43,18 +43,19 @@ export class AnswerService {
   ) {}
 
   /** The complete answer. Throws as `ask` does. */
-  async answer(em: Em, auth: Auth, ip: string, agentId: string, input: AgentQueryInput): Promise<AgentAnswer> {
-    const stream = await this.ask(em, auth, ip, agentId, input);
+  async answer(em: Em, auth: Auth, ip: string, agentId: string, input: AgentQueryInput, origin?: string): Promise<AgentAnswer> {
+    const stream = await this.ask(em, auth, ip, agentId, input, origin);
     for await (const event of stream.events) if (event.type === AnswerEventType.endpoint_response) return event.response!;
     throw new AppError('INTERNAL', 'The answer ended without its response.');
   }
 
   /**
    * Checks and prepares an answer; the returned stream produces it.
-   * Throws NOT_FOUND (agent, or a conversation of another agent), RATE_LIMITED, PAYMENT_REQUIRED, BAD_USER_INPUT.
+   * `origin`: the `Origin` of a browser's request, held to the agent's allowedOrigins.
+   * Throws NOT_FOUND (agent, or a conversation of another agent), FORBIDDEN (origin), RATE_LIMITED, PAYMENT_REQUIRED, BAD_USER_INPUT.
    */
-  async ask(em: Em, auth: Auth, ip: string, agentId: string, input: AgentQueryInput): Promise<AnswerStream> {
-    const agent = await this.agents.get(em, auth, agentId);
+  async ask(em: Em, auth: Auth, ip: string, agentId: string, input: AgentQueryInput, origin?: string): Promise<AnswerStream> {
+    const agent = await this.agents.get(em, auth, agentId, origin);
     const anonymousVisitor = isOutsider(auth, agent);
     const visitorId = input.visitorId?.trim() || newId();
 

@@ -1,6 +1,6 @@
-import type { Opt } from '@mikro-orm/core';
+import { ArrayType, type Opt } from '@mikro-orm/core';
 import { Entity, Enum, Index, ManyToOne, Property } from '@mikro-orm/decorators/legacy';
-import { Field, Int, ObjectType } from 'type-graphql';
+import { Authorized, Field, Int, ObjectType } from 'type-graphql';
 import { BaseEntity } from '../db/base.entity.ts';
 import { Organization } from '../organizations/organization.entity.ts';
 import { Visibility } from '../vocabulary.ts';
@@ -39,4 +39,9 @@ export class Datastore extends BaseEntity {
   @Field(() => Int, { description: 'Characters shared by neighbouring chunks.' })
   @Property({ type: 'integer', default: 200 })
   chunkOverlap: number & Opt = 200;
+
+  @Authorized()
+  @Field(() => [String], { description: 'Origins (scheme://host[:port]) whose web pages may query or write to this datastore; empty = any. Binds anonymous callers and other organizations; the owning organization is not bound (docs/browser.md).' })
+  @Property({ type: ArrayType, defaultRaw: "'{}'" })
+  allowedOrigins: string[] & Opt = [];
 }

@@ -26,6 +26,9 @@ export class CreateDatastoreInput {
   @Min(0)
   @Max(4000)
   chunkOverlap?: number;
+
+  @Field(() => [String], { nullable: true, description: 'Origins (scheme://host[:port], at most 50) whose web pages may call it; empty or null = any origin.' })
+  allowedOrigins?: string[] | null;
 }
 
 @InputType()
@@ -54,4 +57,7 @@ export class UpdateDatastoreInput {
   @Min(0)
   @Max(4000)
   chunkOverlap?: number;
+
+  @Field(() => [String], { nullable: true, description: 'Replaces the allowed origins when given (scheme://host[:port], at most 50); [] = any origin.' })
+  allowedOrigins?: string[] | null;
 }

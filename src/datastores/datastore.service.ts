@@ -12,6 +12,7 @@ import { TtlCache } from '../cache.ts';
 import type { EventBus } from '../events/bus.ts';
 import { Datastore } from './datastore.entity.ts';
 import type { CreateDatastoreInput, UpdateDatastoreInput } from './datastore.inputs.ts';
+import { assertOriginAllowed, normalizeAllowedOrigins } from '../origins.ts';
 
 export const DATASTORE_CHANGED = 'datastore_changed';
 
@@ -32,10 +33,16 @@ export class DatastoreService {
     await this.bus.subscribe(DATASTORE_CHANGED, (id) => this.forQueries.delete(id));
   }
 
-  /** For a similarity query: a cached read-only snapshot. Throws NOT_FOUND (unknown, or private to another organization). */
-  async getForQuery(em: Em, auth: Auth, id: string): Promise<Datastore> {
+  /**
+   * For a similarity query: a cached read-only snapshot. With the `Origin` of a browser's request,
+   * also refuses a page the datastore's allowedOrigins leave out (src/origins.ts).
+   * Throws NOT_FOUND (unknown, or private to another organization), FORBIDDEN (origin).
+   */
+  async getForQuery(em: Em, auth: Auth, id: string, origin?: string): Promise<Datastore> {
     const [datastore] = isId(id) ? await this.snapshots(em, [id]) : [];
-    return assertCanRead(auth, datastore ?? null, 'Datastore');
+    const readable = assertCanRead(auth, datastore ?? null, 'Datastore');
+    assertOriginAllowed(auth, origin, readable, 'Datastore');
+    return readable;
   }
 
   /** For an agent's answer: cached snapshots of the organization's datastores among these ids (others left out). */
@@ -51,7 +58,7 @@ export class DatastoreService {
       for (const found of await em.find(Datastore, { id: { $in: missing } })) {
         this.forQueries.set(
           found.id,
-          Object.freeze({ id: found.id, organization: { id: found.organization.id }, visibility: found.visibility, embeddingDimension: found.embeddingDimension }) as unknown as Datastore,
+          Object.freeze({ id: found.id, organization: { id: found.organization.id }, visibility: found.visibility, embeddingDimension: found.embeddingDimension, allowedOrigins: Object.freeze([...found.allowedOrigins]) }) as unknown as Datastore,
         );
       }
     }
@@ -75,7 +82,7 @@ export class DatastoreService {
     return toPage(rows, page.first);
   }
 
-  /** Throws UNAUTHENTICATED. */
+  /** Throws UNAUTHENTICATED, BAD_USER_INPUT (allowedOrigins). */
   async create(em: Em, auth: Auth, input: CreateDatastoreInput): Promise<Datastore> {
     const member = requireMember(auth);
     const datastore = em.create(Datastore, {
@@ -86,14 +93,17 @@ export class DatastoreService {
       embeddingModel: `${this.embedder.provider}/${this.embedder.model}`,
       embeddingDimension: this.embedder.dimension,
       ...chunking(input.chunkSize, input.chunkOverlap),
+      allowedOrigins: normalizeAllowedOrigins(input.allowedOrigins),
     });
     await em.flush();
     return datastore;
   }
 
-  /** Throws UNAUTHENTICATED, FORBIDDEN, NOT_FOUND. */
+  /** Throws UNAUTHENTICATED, FORBIDDEN, NOT_FOUND, BAD_USER_INPUT. */
   async update(em: Em, auth: Auth, id: string, input: UpdateDatastoreInput): Promise<Datastore> {
     const datastore = assertCanChange(auth, await findById(em, Datastore, id), 'Datastore');
+    const allowedOrigins = input.allowedOrigins === undefined ? undefined : normalizeAllowedOrigins(input.allowedOrigins);
+    if (allowedOrigins) datastore.allowedOrigins = allowedOrigins;
     if (input.name != null) datastore.name = input.name;
     if (input.description != null) datastore.description = input.description;
     if (input.visibility != null) datastore.visibility = input.visibility;

@@ -9,6 +9,8 @@ export interface Context {
   auth: Auth;
   readonly services: Services;
   readonly ip: string;
+  /** The request's `Origin` (a browser page's scheme://host[:port]); absent for servers and curl. */
+  readonly origin?: string;
   /** Present on GraphQL over HTTP; used to set and clear the session cookie. */
   readonly res?: Response;
 }

@@ -13,6 +13,7 @@ import type { Services } from '../services.ts';
 export class RequestContext implements Context {
   private forked?: Em;
   auth: Auth = ANONYMOUS;
+  origin?: string;
 
   constructor(
     private readonly orm: Orm,
@@ -32,6 +33,8 @@ export class RequestContext implements Context {
  */
 export async function buildContext(orm: Orm, services: Services, req: IncomingMessage, res?: Response, opts: { authenticate: boolean } = { authenticate: true }): Promise<Context> {
   const ctx = new RequestContext(orm, services, clientIp(req), res);
+  // Held to an agent's or datastore's allowedOrigins (src/origins.ts); "null" (a sandboxed page) too.
+  if (typeof req.headers.origin === 'string') ctx.origin = req.headers.origin;
   if (!opts.authenticate) return ctx;
   const bearer = bearerToken(req.headers.authorization);
   const cookie = readCookie(req.headers.cookie, SESSION_COOKIE);

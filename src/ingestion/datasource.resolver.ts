@@ -48,7 +48,7 @@ export class DatasourceResolver {
 
   @Mutation(() => UploadLink, { description: 'Creates a file datasource and a pre-signed upload link. No credentials needed for a public datastore.' })
   async createUploadLink(@Arg('datastoreId', () => ID) datastoreId: string, @Arg('input') input: UploadLinkInput, @Ctx() ctx: Context): Promise<UploadLink> {
-    const { datasource, link, expiresAt, headers } = await ctx.services.datasources.createUploadLink(ctx.em, ctx.auth, datastoreId, input);
+    const { datasource, link, expiresAt, headers } = await ctx.services.datasources.createUploadLink(ctx.em, ctx.auth, datastoreId, input, ctx.origin);
     return { id: datasource.id, link, expiresAt, headers, datasource };
   }
 
@@ -59,7 +59,7 @@ export class DatasourceResolver {
 
   @Mutation(() => Datasource, { description: "Replaces a document's text and metadata and re-embeds it. No credentials needed for a public datastore." })
   updateDocument(@Arg('datastoreId', () => ID) datastoreId: string, @Arg('input') input: UpdateDocumentInput, @Ctx() ctx: Context): Promise<Datasource> {
-    return ctx.services.datasources.updateText(ctx.em, ctx.auth, datastoreId, input);
+    return ctx.services.datasources.updateText(ctx.em, ctx.auth, datastoreId, input, ctx.origin);
   }
 
   @Mutation(() => Datasource, { description: 'Processes the datasource again (status pending); a site is crawled again.' })

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Auth } from '../auth/auth.ts';
 import { assertCanWriteDatastore, assertOwned, requireMember } from '../access.ts';
+import { assertOriginAllowed } from '../origins.ts';
 import type { Config } from '../config.ts';
 import type { Em } from '../db/orm.ts';
 import { Datastore } from '../datastores/datastore.entity.ts';
@@ -164,10 +165,11 @@ export class DatasourceService {
 
   /**
    * A datasource waiting for its file, and a pre-signed link to PUT it to (15 minutes). No
-   * credentials needed for a public datastore. Throws UNAUTHENTICATED, NOT_FOUND, BAD_USER_INPUT, PAYMENT_REQUIRED.
+   * credentials needed for a public datastore; `origin` is held to its allowedOrigins.
+   * Throws UNAUTHENTICATED, NOT_FOUND, FORBIDDEN (origin), BAD_USER_INPUT, PAYMENT_REQUIRED.
    */
-  async createUploadLink(em: Em, auth: Auth, datastoreId: string, input: { type: string; fileName?: string | null }): Promise<{ datasource: Datasource; link: string; expiresAt: Date; headers: Record<string, string> }> {
-    const datastore = await this.writableDatastore(em, auth, datastoreId, { publicAllowed: true });
+  async createUploadLink(em: Em, auth: Auth, datastoreId: string, input: { type: string; fileName?: string | null }, origin?: string): Promise<{ datasource: Datasource; link: string; expiresAt: Date; headers: Record<string, string> }> {
+    const datastore = await this.writableDatastore(em, auth, datastoreId, { publicAllowed: true, origin });
     const mimeType = this.supportedType(input.type, input.fileName ?? undefined, 'type');
     await assertStoredTokensLeft(em, datastore.organization.id);
     const fileName = cleanFileName(input.fileName || `upload${extensionFor(mimeType)}`);
@@ -238,10 +240,10 @@ export class DatasourceService {
 
   /**
    * Replaces a document's text (and name, metadata) and re-embeds it. No credentials needed
-   * for a public datastore. Throws UNAUTHENTICATED, NOT_FOUND, BAD_USER_INPUT.
+   * for a public datastore; `origin` is held to its allowedOrigins. Throws UNAUTHENTICATED, NOT_FOUND, FORBIDDEN (origin), BAD_USER_INPUT.
    */
-  async updateText(em: Em, auth: Auth, datastoreId: string, input: { id: string; text: string; name?: string | null; metadata?: Record<string, unknown> | null }): Promise<Datasource> {
-    const datastore = await this.writableDatastore(em, auth, datastoreId, { publicAllowed: true });
+  async updateText(em: Em, auth: Auth, datastoreId: string, input: { id: string; text: string; name?: string | null; metadata?: Record<string, unknown> | null }, origin?: string): Promise<Datasource> {
+    const datastore = await this.writableDatastore(em, auth, datastoreId, { publicAllowed: true, origin });
     const ds = await findById(em, Datasource, input.id, { datastore });
     if (!ds || (ds.type !== DatasourceType.text && ds.type !== DatasourceType.file)) throw notFound('Document');
     const text = checkText(input.text);
@@ -451,8 +453,10 @@ export class DatasourceService {
   }
 
   /** Public datastores accept some writes without credentials, as the REST interface says. */
-  private async writableDatastore(em: Em, auth: Auth, id: string, opts: { publicAllowed: boolean }): Promise<Datastore> {
-    return assertCanWriteDatastore(auth, await findById(em, Datastore, id), opts);
+  private async writableDatastore(em: Em, auth: Auth, id: string, opts: { publicAllowed: boolean; origin?: string }): Promise<Datastore> {
+    const datastore = assertCanWriteDatastore(auth, await findById(em, Datastore, id), opts);
+    assertOriginAllowed(auth, opts.origin, datastore, 'Datastore');
+    return datastore;
   }
 
   private supportedType(type: string | undefined, fileName?: string, field = 'file'): string {

@@ -51,12 +51,12 @@ export class RetrievalService {
   ) {}
 
   /**
-   * A datastore query (public datastores: anyone). Outsiders (anonymous callers and other
-   * organizations) spend their address's budget, as anonymous questions do: each query costs an
-   * embedding. Throws NOT_FOUND, RATE_LIMITED, BAD_USER_INPUT.
+   * A datastore query (public datastores: anyone; `origin` as in getForQuery). Outsiders (anonymous
+   * callers and other organizations) spend their address's budget, as anonymous questions do: each
+   * query costs an embedding. Throws NOT_FOUND, FORBIDDEN, RATE_LIMITED, BAD_USER_INPUT.
    */
-  async query(em: Em, auth: Auth, ip: string, datastoreId: string, input: SearchInput): Promise<Fragment[]> {
-    const datastore = await this.datastores.getForQuery(em, auth, datastoreId);
+  async query(em: Em, auth: Auth, ip: string, datastoreId: string, input: SearchInput, origin?: string): Promise<Fragment[]> {
+    const datastore = await this.datastores.getForQuery(em, auth, datastoreId, origin);
     if (isOutsider(auth, datastore)) await this.limits.admitVisitor(em, { scope: null, visitorId: null, ip, what: 'datastore queries' });
     return this.search(em, [datastore], input);
   }

@@ -8,6 +8,6 @@ export class UniversalResolver {
     description: "Text, facts and an answer from an image, audio, video or document. The agent's read rule applies (public agents: anyone).",
   })
   universalProcess(@Arg('agentId', () => ID) agentId: string, @Arg('input') input: UniversalInput, @Ctx() ctx: Context): Promise<UniversalResult> {
-    return ctx.services.universal.process(ctx.em, ctx.auth, agentId, input, { ip: ctx.ip });
+    return ctx.services.universal.process(ctx.em, ctx.auth, agentId, input, { ip: ctx.ip, origin: ctx.origin });
   }
 }
