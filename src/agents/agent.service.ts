@@ -1,6 +1,6 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Auth } from '../auth/auth.ts';
-import { assertCanChange, assertCanRead, requireMember } from '../access.ts';
+import { assertCanChange, assertCanRead, assertCanUse, requireCreate, requireMember, scopeList, visibleIds } from '../access.ts';
 import type { Em } from '../db/orm.ts';
 import type { DatastoreService } from '../datastores/datastore.service.ts';
 import { AppError } from '../errors.ts';
@@ -34,6 +34,18 @@ export class AgentService {
 
   /** By id or "@handle", for reading. Throws NOT_FOUND (unknown, or private to another organization). */
   async get(em: Em, auth: Auth, idOrHandle: string): Promise<Agent> {
+    return assertCanRead(auth, await this.cached(em, idOrHandle), 'Agent');
+  }
+
+  /**
+   * By id or "@handle", to ask it something (query, universal processor): as `get`, but a caller
+   * without credentials is asked for them. Throws UNAUTHENTICATED, NOT_FOUND.
+   */
+  async getToUse(em: Em, auth: Auth, idOrHandle: string): Promise<Agent> {
+    return assertCanUse(auth, await this.cached(em, idOrHandle), 'Agent');
+  }
+
+  private async cached(em: Em, idOrHandle: string): Promise<Agent | null> {
     const key = idOrHandle.startsWith('@') ? idOrHandle.toLowerCase() : idOrHandle;
     let agent = this.cache.get(key) ?? null;
     if (!agent) {
@@ -44,25 +56,27 @@ export class AgentService {
         if (agent.handle) this.cache.set(`@${agent.handle}`, agent);
       }
     }
-    return assertCanRead(auth, agent, 'Agent');
+    return agent;
   }
 
   /** The caller's organization's agents, newest first. Throws UNAUTHENTICATED, BAD_USER_INPUT. */
   async list(em: Em, auth: Auth, first: number, after?: string | null): Promise<Page<Agent>> {
     const member = requireMember(auth);
     const page = pageArgs(first, after);
+    const listed = scopeList(auth, 'Agent');
+    const id = { ...(listed ? { $in: [...listed] } : {}), ...(page.after ? { $lt: page.after } : {}) };
     const rows = await em.find(
       Agent,
-      { organization: member.organizationId, ...(page.after ? { id: { $lt: page.after } } : {}) },
+      { organization: member.organizationId, ...(listed || page.after ? { id } : {}) },
       { orderBy: { id: 'desc' }, limit: page.first + 1 },
     );
     return toPage(rows, page.first);
   }
 
-  /** Throws UNAUTHENTICATED, NOT_FOUND (a datastore), CONFLICT (handle taken). */
+  /** Throws UNAUTHENTICATED, FORBIDDEN (a key limited to some agents, or read-only), NOT_FOUND (a datastore), CONFLICT (handle taken). */
   async create(em: Em, auth: Auth, input: CreateAgentInput): Promise<Agent> {
-    const member = requireMember(auth);
-    const datastores = await this.datastores.requireOwned(em, member.organizationId, input.datastoreIds ?? []);
+    const member = requireCreate(auth, 'Agent');
+    const datastores = await this.datastores.requireOwned(em, member.organizationId, visibleOnly(auth, input.datastoreIds ?? []));
     const { datastoreIds: _ids, handle, ...fields } = input;
     const agent = em.create(Agent, {
       ...fields,
@@ -86,7 +100,7 @@ export class AgentService {
     }
     if (handle !== undefined) agent.handle = normalizeHandle(handle);
     if (datastoreIds) {
-      const linked = await this.datastores.requireOwned(em, agent.organization.id, datastoreIds);
+      const linked = await this.datastores.requireOwned(em, agent.organization.id, visibleOnly(auth, datastoreIds));
       // Loaded first: set() on a collection never read only adds, and a link to drop would stay.
       await agent.datastores.init();
       agent.datastores.set(linked);
@@ -142,6 +156,17 @@ export class AgentService {
     if (idOrHandle.startsWith('@')) return em.findOne(Agent, { handle: idOrHandle.slice(1).toLowerCase() });
     return findById(em, Agent, idOrHandle);
   }
+}
+
+/**
+ * Datastore ids to link, as the caller may name them: one outside its key's list is reported as
+ * unknown, as `requireOwned` reports another organization's. Throws NOT_FOUND.
+ */
+function visibleOnly(auth: Auth, ids: string[]): string[] {
+  const visible = visibleIds(auth, 'Datastore', ids);
+  const hidden = ids.find((id) => !visible.includes(id));
+  if (hidden) throw new AppError('NOT_FOUND', `Datastore ${hidden} not found.`, { field: 'datastoreIds', id: hidden });
+  return ids;
 }
 
 /** A detached, read-only copy: what the cache holds and what GraphQL reads. */

@@ -51,10 +51,10 @@ export class AnswerService {
 
   /**
    * Checks and prepares an answer; the returned stream produces it.
-   * Throws NOT_FOUND (agent, or a conversation of another agent), RATE_LIMITED, PAYMENT_REQUIRED, BAD_USER_INPUT.
+   * Throws UNAUTHENTICATED (no credentials for a private or unknown agent), NOT_FOUND (agent, or a conversation of another agent), RATE_LIMITED, PAYMENT_REQUIRED, BAD_USER_INPUT.
    */
   async ask(em: Em, auth: Auth, ip: string, agentId: string, input: AgentQueryInput): Promise<AnswerStream> {
-    const agent = await this.agents.get(em, auth, agentId);
+    const agent = await this.agents.getToUse(em, auth, agentId);
     const anonymousVisitor = isOutsider(auth, agent);
     const visitorId = input.visitorId?.trim() || newId();
 
