@@ -35,7 +35,7 @@ export class ApiKey extends BaseEntity {
   @Property({ type: 'json', nullable: true })
   datastoreIds?: string[] | null;
 
-  @Field({ description: 'Queries, reads and conversations only: any change, upload or key management is FORBIDDEN.' })
+  @Field(() => Boolean, { description: 'Queries, reads and conversations only: any change, upload or key management is FORBIDDEN.' })
   @Property({ type: 'boolean', default: false })
   readOnly: boolean & Opt = false;
 
