@@ -39,7 +39,7 @@ function tokenOf(caller: Caller): string | null {
   }
 }
 
-async function ok<T = any>(res: Promise<{ data?: T; errors?: unknown }>): Promise<T> {
+async function ok(res: Promise<{ data?: any; errors?: unknown }>): Promise<any> {
   const { data, errors } = await res;
   if (!data || errors) throw new Error(JSON.stringify(errors));
   return data;
@@ -139,7 +139,7 @@ interface Row {
 }
 
 const post = (path: string, token: string | null, body: unknown) => http('POST', `${app.api}${path}`, { token, body });
-const countIn = async (vis: Vis) => (await sql(app, 'select count(*)::int as n from datasources where datastore_id = ?', [store[vis]]))[0].n;
+const countIn = async (vis: Vis) => (await sql(app, 'select count(*)::int as n from datasources where datastore_id = ?', [store[vis]]))[0]!.n;
 
 const ROWS: Row[] = [
   {
@@ -289,7 +289,7 @@ describe('GraphQL: the same rules', () => {
     const createAgentOp = `mutation { createAgent(input: { name: "New" }) { id } }`;
     const createStoreOp = `mutation { createDatastore(input: { name: "New" }) { id } }`;
     const createFormOp = `mutation { createForm(input: { name: "F", schema: { type: "object", properties: { a: { type: "string" } } } }) { form { id } } }`;
-    const countAgents = async () => (await sql(app, 'select count(*)::int as n from agents where organization_id = ?', [own.organizationId]))[0].n;
+    const countAgents = async () => (await sql(app, 'select count(*)::int as n from agents where organization_id = ?', [own.organizationId]))[0]!.n;
     const before = await countAgents();
     for (const [token, op] of [[keys.readOnly, createAgentOp], [keys.readOnly, createStoreOp], [keys.readOnly, createFormOp], [keys.scopedIn, createAgentOp], [keys.scopedIn, createStoreOp]] as const) {
       const res = await gql(app.url, op, {}, { token });
