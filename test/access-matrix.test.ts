@@ -283,6 +283,8 @@ describe('GraphQL: the same rules', () => {
     expect(res.agent.datastoreIds).toEqual([store.private]);
     const key = await createKey({ datastoreIds: [] });
     expect((await ok(gql(app.url, `query($id: ID!) { agent(id: $id) { datastoreIds } }`, { id: agent.private }, { token: key }))).agent.datastoreIds).toEqual([]);
+    // An empty list is no datastore at all, not every datastore.
+    expect((await ok(gql(app.url, `{ datastores(first: 100) { nodes { id } } }`, {}, { token: key }))).datastores.nodes).toEqual([]);
   });
 
   it('creating is refused to a read-only key and to a key limited to that kind; keys are managed by signed-in admins only', async () => {
