@@ -6,6 +6,7 @@ import { Migration20261122030000Forms } from './Migration20261122030000Forms.ts'
 import { Migration20261124000000ReserveQuery } from './Migration20261124000000ReserveQuery.ts';
 import { Migration20261125000000RateCounters } from './Migration20261125000000RateCounters.ts';
 import { Migration20261126000100AllowedOrigins } from './Migration20261126000100AllowedOrigins.ts';
+import { Migration20261126000200ScopedApiKeys } from './Migration20261126000200ScopedApiKeys.ts';
 
 /** Applied in order, at start-up and by `npm run migrate`. Never edit a migration that has shipped. */
 export const migrations: MigrationObject[] = [
@@ -16,4 +17,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261124000000ReserveQuery', class: Migration20261124000000ReserveQuery },
   { name: 'Migration20261125000000RateCounters', class: Migration20261125000000RateCounters },
   { name: 'Migration20261126000100AllowedOrigins', class: Migration20261126000100AllowedOrigins },
+  { name: 'Migration20261126000200ScopedApiKeys', class: Migration20261126000200ScopedApiKeys },
 ];

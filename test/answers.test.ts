@@ -83,7 +83,8 @@ describe('datastore query (endpoint 4)', () => {
     expect((await query(ds, { query: 'anything' })).status).toBe(200);
     const flipped = await gql(app.url, `mutation($id: ID!) { updateDatastore(id: $id, input: { visibility: private }) { visibility } }`, { id: ds }, { token: org.apiKey });
     expect(flipped.data.updateDatastore.visibility).toBe('private');
-    expect((await query(ds, { query: 'anything' })).status).toBe(404);
+    // No credentials on a private datastore: asked for them (401), as interface.md says.
+    expect((await query(ds, { query: 'anything' })).status).toBe(401);
     expect((await query(ds, { query: 'anything' }, other.apiKey)).status).toBe(404);
     expect((await query(ds, { query: 'anything' }, org.apiKey)).status).toBe(200);
     expect((await gql(app.url, `mutation($id: ID!) { deleteDatastore(id: $id) { id } }`, { id: ds }, { token: org.apiKey })).errors).toBeUndefined();
@@ -133,7 +134,7 @@ describe('datastore query (endpoint 4)', () => {
 
   it('private datastores need a key of their organization; bad input is 400', async () => {
     const priv = (await gql(app.url, `mutation { createDatastore(input: { name: "P" }) { id } }`, {}, { token: org.apiKey })).data.createDatastore.id;
-    expect((await query(priv, { query: 'x' })).status).toBe(404);
+    expect((await query(priv, { query: 'x' })).status).toBe(401);
     expect((await query(priv, { query: 'x' }, other.apiKey)).status).toBe(404);
     expect((await query(priv, { query: 'x' }, org.apiKey)).status).toBe(200);
     expect((await query(priv, { query: 'x' }, 'ak_bad')).status).toBe(401);
@@ -215,7 +216,7 @@ describe('agent query (endpoint 7)', () => {
     const conv = (await ask(theirs, { query: 'hi' })).body.conversationId;
     expect((await ask(agent, { query: 'hi', conversationId: conv })).status).toBe(404);
     expect((await ask(agent, { query: 'hi', conversationId: '9a1d0f1e-0000-4000-8000-000000000000' })).status).toBe(404);
-    expect((await ask(privateAgent, { query: 'hi' })).status).toBe(404);
+    expect((await ask(privateAgent, { query: 'hi' })).status).toBe(401);
     expect((await ask(privateAgent, { query: 'hi' }, other.apiKey)).status).toBe(404);
     expect((await ask(privateAgent, { query: 'hi' }, 'ak_wrong')).status).toBe(401);
     expect((await ask(privateAgent, { query: 'hi' }, org.session)).status).toBe(200);

@@ -83,9 +83,9 @@ describe('POST /agents/{id}/universal', () => {
     expect(res.body.messageText).toContain('Transcription needs a configured speech model');
   });
 
-  it('a private agent: 404 to strangers and other organizations, 200 to its own', async () => {
+  it('a private agent: 401 without credentials, 404 to other organizations, 200 to its own', async () => {
     const body = { fileBuffer: b64(Buffer.from('Private.')), fileType: 'txt' };
-    expectFailure(await universal(privateAgent, body), 404, 'NOT_FOUND');
+    expectFailure(await universal(privateAgent, body), 401, 'UNAUTHENTICATED');
     expectFailure(await universal(privateAgent, body, other.apiKey), 404, 'NOT_FOUND');
     const own = await universal(privateAgent, body, org.apiKey);
     expect(own.status).toBe(200);

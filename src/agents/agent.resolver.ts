@@ -1,3 +1,4 @@
+import { visibleIds } from '../access.ts';
 import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
 import type { Context } from '../graphql/context.ts';
 import { Connection, PageArgs } from '../graphql/pagination.ts';
@@ -36,7 +37,8 @@ export class AgentResolver {
 
   @Authorized()
   @FieldResolver(() => [ID], { description: 'Datastores the agent answers from (its organization only).' })
-  datastoreIds(@Root() agent: Agent, @Ctx() ctx: Context): Promise<string[]> {
-    return ctx.services.agents.datastoreIds(ctx.em, agent);
+  async datastoreIds(@Root() agent: Agent, @Ctx() ctx: Context): Promise<string[]> {
+    // A key limited to some datastores is not told the ids of the others.
+    return visibleIds(ctx.auth, 'Datastore', await ctx.services.agents.datastoreIds(ctx.em, agent));
   }
 }

@@ -1,6 +1,6 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Auth } from '../auth/auth.ts';
-import { assertCanChange, assertCanRead, requireMember } from '../access.ts';
+import { assertCanChange, assertCanRead, assertCanUse, requireCreate, requireMember, scopeList, visibleIds } from '../access.ts';
 import type { Em } from '../db/orm.ts';
 import type { DatastoreService } from '../datastores/datastore.service.ts';
 import { AppError } from '../errors.ts';
@@ -39,6 +39,22 @@ export class AgentService {
    * Throws NOT_FOUND (unknown, or private to another organization), FORBIDDEN (origin).
    */
   async get(em: Em, auth: Auth, idOrHandle: string, origin?: string): Promise<Agent> {
+    const agent = assertCanRead(auth, await this.cached(em, idOrHandle), 'Agent');
+    assertOriginAllowed(auth, origin, agent, 'Agent');
+    return agent;
+  }
+
+  /**
+   * By id or "@handle", to ask it something (query, universal processor): as `get`, but a caller
+   * without credentials is asked for them. Throws UNAUTHENTICATED, NOT_FOUND, FORBIDDEN (origin).
+   */
+  async getToUse(em: Em, auth: Auth, idOrHandle: string, origin?: string): Promise<Agent> {
+    const agent = assertCanUse(auth, await this.cached(em, idOrHandle), 'Agent');
+    assertOriginAllowed(auth, origin, agent, 'Agent');
+    return agent;
+  }
+
+  private async cached(em: Em, idOrHandle: string): Promise<Agent | null> {
     const key = idOrHandle.startsWith('@') ? idOrHandle.toLowerCase() : idOrHandle;
     let agent = this.cache.get(key) ?? null;
     if (!agent) {
@@ -49,27 +65,27 @@ export class AgentService {
         if (agent.handle) this.cache.set(`@${agent.handle}`, agent);
       }
     }
-    const readable = assertCanRead(auth, agent, 'Agent');
-    assertOriginAllowed(auth, origin, readable, 'Agent');
-    return readable;
+    return agent;
   }
 
   /** The caller's organization's agents, newest first. Throws UNAUTHENTICATED, BAD_USER_INPUT. */
   async list(em: Em, auth: Auth, first: number, after?: string | null): Promise<Page<Agent>> {
     const member = requireMember(auth);
     const page = pageArgs(first, after);
+    const listed = scopeList(auth, 'Agent');
+    const id = { ...(listed ? { $in: [...listed] } : {}), ...(page.after ? { $lt: page.after } : {}) };
     const rows = await em.find(
       Agent,
-      { organization: member.organizationId, ...(page.after ? { id: { $lt: page.after } } : {}) },
+      { organization: member.organizationId, ...(listed || page.after ? { id } : {}) },
       { orderBy: { id: 'desc' }, limit: page.first + 1 },
     );
     return toPage(rows, page.first);
   }
 
-  /** Throws UNAUTHENTICATED, NOT_FOUND (a datastore), CONFLICT (handle taken), BAD_USER_INPUT (allowedOrigins). */
+  /** Throws UNAUTHENTICATED, FORBIDDEN (a key limited to some agents, or read-only), NOT_FOUND (a datastore), CONFLICT (handle taken), BAD_USER_INPUT (allowedOrigins). */
   async create(em: Em, auth: Auth, input: CreateAgentInput): Promise<Agent> {
-    const member = requireMember(auth);
-    const datastores = await this.datastores.requireOwned(em, member.organizationId, input.datastoreIds ?? []);
+    const member = requireCreate(auth, 'Agent');
+    const datastores = await this.datastores.requireOwned(em, member.organizationId, visibleOnly(auth, input.datastoreIds ?? []));
     const { datastoreIds: _ids, handle, allowedOrigins, ...fields } = input;
     const agent = em.create(Agent, {
       ...fields,
@@ -96,7 +112,7 @@ export class AgentService {
     }
     if (handle !== undefined) agent.handle = normalizeHandle(handle);
     if (datastoreIds) {
-      const linked = await this.datastores.requireOwned(em, agent.organization.id, datastoreIds);
+      const linked = await this.datastores.requireOwned(em, agent.organization.id, visibleOnly(auth, datastoreIds));
       // Loaded first: set() on a collection never read only adds, and a link to drop would stay.
       await agent.datastores.init();
       agent.datastores.set(linked);
@@ -152,6 +168,17 @@ export class AgentService {
     if (idOrHandle.startsWith('@')) return em.findOne(Agent, { handle: idOrHandle.slice(1).toLowerCase() });
     return findById(em, Agent, idOrHandle);
   }
+}
+
+/**
+ * Datastore ids to link, as the caller may name them: one outside its key's list is reported as
+ * unknown, as `requireOwned` reports another organization's. Throws NOT_FOUND.
+ */
+function visibleOnly(auth: Auth, ids: string[]): string[] {
+  const visible = visibleIds(auth, 'Datastore', ids);
+  const hidden = ids.find((id) => !visible.includes(id));
+  if (hidden) throw new AppError('NOT_FOUND', `Datastore ${hidden} not found.`, { field: 'datastoreIds', id: hidden });
+  return ids;
 }
 
 /** A detached, read-only copy: what the cache holds and what GraphQL reads. */

@@ -52,10 +52,10 @@ export class AnswerService {
   /**
    * Checks and prepares an answer; the returned stream produces it.
    * `origin`: the `Origin` of a browser's request, held to the agent's allowedOrigins.
-   * Throws NOT_FOUND (agent, or a conversation of another agent), FORBIDDEN (origin), RATE_LIMITED, PAYMENT_REQUIRED, BAD_USER_INPUT.
+   * Throws UNAUTHENTICATED (no credentials for a private or unknown agent), NOT_FOUND (agent, or a conversation of another agent), FORBIDDEN (origin), RATE_LIMITED, PAYMENT_REQUIRED, BAD_USER_INPUT.
    */
   async ask(em: Em, auth: Auth, ip: string, agentId: string, input: AgentQueryInput, origin?: string): Promise<AnswerStream> {
-    const agent = await this.agents.get(em, auth, agentId, origin);
+    const agent = await this.agents.getToUse(em, auth, agentId, origin);
     const anonymousVisitor = isOutsider(auth, agent);
     const visitorId = input.visitorId?.trim() || newId();
 

@@ -6,6 +6,7 @@ import { ApiKey } from './api-key.entity.ts';
 import { MemberRole } from './membership.entity.ts';
 import { User } from './user.entity.ts';
 import type { SignedIn } from './auth.service.ts';
+import { SCOPE_LIST_MAX } from './key-scope.ts';
 
 export const SESSION_COOKIE = 'ab_session';
 
@@ -36,11 +37,23 @@ class LoginInput {
   password!: string;
 }
 
-@InputType()
+@InputType({ description: 'A key limited to some agents or datastores, read-only or expiring; every limit is optional (see docs/keys.md).' })
 class CreateApiKeyInput {
   @Field()
   @Length(1, 100)
   name!: string;
+
+  @Field(() => [ID], { nullable: true, description: `Agents of the organization the key is limited to (at most ${SCOPE_LIST_MAX}); omitted: all of them, including later ones.` })
+  agentIds?: string[] | null;
+
+  @Field(() => [ID], { nullable: true, description: `Datastores of the organization the key is limited to (at most ${SCOPE_LIST_MAX}); omitted: all of them, including later ones.` })
+  datastoreIds?: string[] | null;
+
+  @Field(() => Boolean, { nullable: true, description: 'Queries, reads and conversations only. Default false.' })
+  readOnly?: boolean | null;
+
+  @Field(() => Date, { nullable: true, description: 'Must lie in the future; after it the key is refused (401). Omitted: never expires.' })
+  expiresAt?: Date | null;
 }
 
 @ObjectType({ description: 'A new session. The token is shown once; browsers also get it as an httpOnly cookie.' })
@@ -115,7 +128,7 @@ export class AuthResolver {
     return ctx.services.auth.me(ctx.em, ctx.auth);
   }
 
-  @Mutation(() => CreatedApiKey, { description: 'Owners and admins, signed in. The key is returned once.' })
+  @Mutation(() => CreatedApiKey, { description: 'Owners and admins, signed in. The key is returned once; its limits cannot be changed later (create another key).' })
   async createApiKey(@Arg('input') input: CreateApiKeyInput, @Ctx() ctx: Context): Promise<CreatedApiKey> {
     const { apiKey, key } = await ctx.services.auth.createApiKey(ctx.em, ctx.auth, input);
     return { id: apiKey.id, key, apiKey };

@@ -10,6 +10,7 @@ import type { EventBus } from '../events/bus.ts';
 import type { Limits } from '../limits/limits.ts';
 import { ApiKey } from './api-key.entity.ts';
 import { ANONYMOUS, type Auth } from './auth.ts';
+import { checkScope, FULL_ACCESS, keyScope, type ApiKeyScopeInput, type CheckedScope } from './key-scope.ts';
 import { Membership, MemberRole } from './membership.entity.ts';
 import {
   DUMMY_PASSWORD_HASH,
@@ -74,7 +75,8 @@ export class AuthService {
     if (!kind || token.length > 200) return null;
     const tokenHash = hashToken(token);
     const cached = this.tokens.get(tokenHash);
-    if (cached !== undefined) return cached;
+    // The entry's life ends with the key's, this only guards the millisecond between.
+    if (cached !== undefined) return cached?.kind === 'apiKey' && cached.expiresAt && cached.expiresAt.getTime() <= Date.now() ? null : cached;
     const { auth, ttlMs } = await this.lookupToken(em, kind, tokenHash);
     this.tokens.set(tokenHash, auth, ttlMs);
     return auth;
@@ -82,13 +84,16 @@ export class AuthService {
 
   private async lookupToken(em: Em, kind: 'ak' | 'st', tokenHash: string): Promise<{ auth: Auth | null; ttlMs?: number }> {
     if (kind === 'ak') {
-      const key = await em.findOne(ApiKey, { keyHash: tokenHash, revokedAt: null });
-      if (!key) return { auth: null };
       const now = Date.now();
+      const key = await em.findOne(ApiKey, { keyHash: tokenHash, revokedAt: null, $or: [{ expiresAt: null }, { expiresAt: { $gt: new Date(now) } }] });
+      if (!key) return { auth: null };
       if (!key.lastUsedAt || now - key.lastUsedAt.getTime() > API_KEY_TOUCH_MS) {
         await em.nativeUpdate(ApiKey, { id: key.id }, { lastUsedAt: new Date(now) });
       }
-      return { auth: { kind: 'apiKey', organizationId: key.organization.id, apiKeyId: key.id } };
+      return {
+        auth: Object.freeze({ kind: 'apiKey', organizationId: key.organization.id, apiKeyId: key.id, expiresAt: key.expiresAt ?? null, ...keyScope(key) }),
+        ttlMs: key.expiresAt ? key.expiresAt.getTime() - now : undefined,
+      };
     }
     const session = await em.findOne(Session, { tokenHash, revokedAt: null, expiresAt: { $gt: new Date() } });
     if (!session) return { auth: null };
@@ -161,10 +166,15 @@ export class AuthService {
     return { user: null, organization, role: null, via: member.kind };
   }
 
-  /** Throws UNAUTHENTICATED, FORBIDDEN (API keys cannot mint keys; members cannot either). */
-  async createApiKey(em: Em, auth: Auth, input: { name: string }): Promise<{ apiKey: ApiKey; key: string }> {
+  /**
+   * A key, optionally limited (see ApiKeyScopeInput). Throws UNAUTHENTICATED, FORBIDDEN (API keys
+   * cannot mint keys; members cannot either), BAD_USER_INPUT (name, an id not of the
+   * organization, expiresAt not in the future).
+   */
+  async createApiKey(em: Em, auth: Auth, input: { name: string } & ApiKeyScopeInput): Promise<{ apiKey: ApiKey; key: string }> {
     const admin = requireAdmin(auth);
-    return this.issueApiKey(em, admin.organizationId, input.name, admin.userId);
+    const scope = await checkScope(em, admin.organizationId, input);
+    return this.issueApiKey(em, admin.organizationId, input.name, admin.userId, scope);
   }
 
   async listApiKeys(em: Em, auth: Auth): Promise<ApiKey[]> {
@@ -228,7 +238,7 @@ export class AuthService {
     }
   }
 
-  private async issueApiKey(em: Em, organizationId: string, name: string, userId?: string) {
+  private async issueApiKey(em: Em, organizationId: string, name: string, userId?: string, scope: CheckedScope = FULL_ACCESS) {
     const trimmed = name.trim();
     if (!trimmed || trimmed.length > 100) throw badInput('name must be 1 to 100 characters long.', { field: 'name' });
     const key = newToken('ak');
@@ -238,6 +248,7 @@ export class AuthService {
       name: trimmed,
       prefix: key.slice(0, 10),
       keyHash: hashToken(key),
+      ...scope,
     });
     await em.flush();
     return { apiKey, key };

@@ -1,5 +1,5 @@
 import type { Auth } from '../auth/auth.ts';
-import { assertCanChange, assertCanRead, requireMember } from '../access.ts';
+import { assertCanChange, assertCanRead, assertCanUse, requireCreate, requireMember, scopeList } from '../access.ts';
 import { findById } from '../db/find.ts';
 import { rawQuery } from '../db/raw.ts';
 import type { Embedder } from '../providers/embeddings.ts';
@@ -36,13 +36,14 @@ export class DatastoreService {
   /**
    * For a similarity query: a cached read-only snapshot. With the `Origin` of a browser's request,
    * also refuses a page the datastore's allowedOrigins leave out (src/origins.ts).
-   * Throws NOT_FOUND (unknown, or private to another organization), FORBIDDEN (origin).
+   * Throws UNAUTHENTICATED (no credentials, and not public), NOT_FOUND (unknown, or private to
+   * another organization), FORBIDDEN (origin).
    */
   async getForQuery(em: Em, auth: Auth, id: string, origin?: string): Promise<Datastore> {
     const [datastore] = isId(id) ? await this.snapshots(em, [id]) : [];
-    const readable = assertCanRead(auth, datastore ?? null, 'Datastore');
-    assertOriginAllowed(auth, origin, readable, 'Datastore');
-    return readable;
+    const usable = assertCanUse(auth, datastore ?? null, 'Datastore');
+    assertOriginAllowed(auth, origin, usable, 'Datastore');
+    return usable;
   }
 
   /** For an agent's answer: cached snapshots of the organization's datastores among these ids (others left out). */
@@ -74,17 +75,19 @@ export class DatastoreService {
   async list(em: Em, auth: Auth, first: number, after?: string | null): Promise<Page<Datastore>> {
     const member = requireMember(auth);
     const page = pageArgs(first, after);
+    const listed = scopeList(auth, 'Datastore');
+    const id = { ...(listed ? { $in: [...listed] } : {}), ...(page.after ? { $lt: page.after } : {}) };
     const rows = await em.find(
       Datastore,
-      { organization: member.organizationId, ...(page.after ? { id: { $lt: page.after } } : {}) },
+      { organization: member.organizationId, ...(listed || page.after ? { id } : {}) },
       { orderBy: { id: 'desc' }, limit: page.first + 1 },
     );
     return toPage(rows, page.first);
   }
 
-  /** Throws UNAUTHENTICATED, BAD_USER_INPUT (allowedOrigins). */
+  /** Throws UNAUTHENTICATED, FORBIDDEN (a key limited to some datastores, or read-only), BAD_USER_INPUT (allowedOrigins). */
   async create(em: Em, auth: Auth, input: CreateDatastoreInput): Promise<Datastore> {
-    const member = requireMember(auth);
+    const member = requireCreate(auth, 'Datastore');
     const datastore = em.create(Datastore, {
       organization: member.organizationId,
       name: input.name,

@@ -5,7 +5,7 @@
  * byte and a visitor who leaves mid-reply loses nothing they answered.
  */
 import { randomBytes } from 'node:crypto';
-import { assertCanFillForm, assertOwned, requireMember } from '../access.ts';
+import { assertCanFillForm, assertOwned, requireCreate, requireMember, type Mode } from '../access.ts';
 import { pieces } from '../answers/extractive.ts';
 import type { Auth } from '../auth/auth.ts';
 import { TtlCache } from '../cache.ts';
@@ -83,10 +83,10 @@ export class FormService {
 
   // ---- management: members of the owning organization only ----
 
-  /** Throws UNAUTHENTICATED, NOT_FOUND (unknown, or another organization's). */
-  async get(em: Em, auth: Auth, id: string): Promise<Form> {
+  /** `write`: to change it. Throws UNAUTHENTICATED, NOT_FOUND (unknown, or another organization's), FORBIDDEN (read-only key). */
+  async get(em: Em, auth: Auth, id: string, mode: Mode = 'read'): Promise<Form> {
     // Forms have no public side in GraphQL: another organization's form answers as unknown.
-    return assertOwned(auth, await findById(em, Form, id), 'Form');
+    return assertOwned(auth, await findById(em, Form, id), 'Form', mode);
   }
 
   /** Newest first. Throws UNAUTHENTICATED, BAD_USER_INPUT. */
@@ -101,9 +101,9 @@ export class FormService {
     return toPage(rows, page.first);
   }
 
-  /** Throws UNAUTHENTICATED, BAD_USER_INPUT (schema, webhookUrl). */
+  /** Throws UNAUTHENTICATED, FORBIDDEN (read-only key), BAD_USER_INPUT (schema, webhookUrl). */
   async create(em: Em, auth: Auth, input: CreateFormInput): Promise<FormWithSecret> {
-    const member = requireMember(auth);
+    const member = requireCreate(auth, 'Form');
     const schema = checkFormSchema(input.schema);
     const webhookSecret = newSecret();
     const form = em.create(Form, {
@@ -119,9 +119,9 @@ export class FormService {
     return { form, webhookSecret };
   }
 
-  /** Only the fields given change. Throws UNAUTHENTICATED, NOT_FOUND, BAD_USER_INPUT. */
+  /** Only the fields given change. Throws UNAUTHENTICATED, NOT_FOUND, FORBIDDEN (read-only key), BAD_USER_INPUT. */
   async update(em: Em, auth: Auth, id: string, input: UpdateFormInput): Promise<Form> {
-    const form = await this.get(em, auth, id);
+    const form = await this.get(em, auth, id, 'write');
     if (input.schema != null) form.schema = checkFormSchema(input.schema);
     if (input.name != null) form.name = input.name;
     if (input.intro != null) form.intro = input.intro;
@@ -131,17 +131,17 @@ export class FormService {
     return form;
   }
 
-  /** Deletes the form with its conversations and submissions. Throws UNAUTHENTICATED, NOT_FOUND. */
+  /** Deletes the form with its conversations and submissions. Throws UNAUTHENTICATED, NOT_FOUND, FORBIDDEN (read-only key). */
   async delete(em: Em, auth: Auth, id: string): Promise<Form> {
-    const form = await this.get(em, auth, id);
+    const form = await this.get(em, auth, id, 'write');
     // Its conversations (and their messages) and submissions go with it, by foreign keys.
     await em.remove(form).flush();
     return form;
   }
 
-  /** A new webhook secret; the old one stops signing at once. Throws UNAUTHENTICATED, NOT_FOUND. */
+  /** A new webhook secret; the old one stops signing at once. Throws UNAUTHENTICATED, NOT_FOUND, FORBIDDEN (read-only key). */
   async rotateSecret(em: Em, auth: Auth, id: string): Promise<FormWithSecret> {
-    const form = await this.get(em, auth, id);
+    const form = await this.get(em, auth, id, 'write');
     form.webhookSecret = newSecret();
     await em.flush();
     return { form, webhookSecret: form.webhookSecret };

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Auth } from '../auth/auth.ts';
-import { assertCanWriteDatastore, assertOwned, requireMember } from '../access.ts';
+import { assertCanWriteDatastore, assertOwned, assertOwnedPart, requireMember, type Mode } from '../access.ts';
 import { assertOriginAllowed } from '../origins.ts';
 import type { Config } from '../config.ts';
 import type { Em } from '../db/orm.ts';
@@ -94,10 +94,10 @@ export class DatasourceService {
     private readonly bus: EventBus,
   ) {}
 
-  /** Throws NOT_FOUND (unknown, or of another organization). */
-  async get(em: Em, auth: Auth, id: string): Promise<Datasource> {
+  /** `write`: to change it. Throws UNAUTHENTICATED, NOT_FOUND (unknown, of another organization, or outside the key's datastores), FORBIDDEN (read-only key). */
+  async get(em: Em, auth: Auth, id: string, mode: Mode = 'read'): Promise<Datasource> {
     const member = requireMember(auth);
-    return findOr404(em, Datasource, id, 'Datasource', { organization: member.organizationId });
+    return assertOwnedPart(auth, await findOr404(em, Datasource, id, 'Datasource', { organization: member.organizationId }), 'Datasource', mode);
   }
 
   /** A datastore's datasources, newest first. Throws UNAUTHENTICATED, NOT_FOUND, BAD_USER_INPUT. */
@@ -122,7 +122,7 @@ export class DatasourceService {
   }
 
   /**
-   * A file sent in the request: stored, then queued. Throws UNAUTHENTICATED, NOT_FOUND,
+   * A file sent in the request: stored, then queued. Throws UNAUTHENTICATED, NOT_FOUND, FORBIDDEN (read-only key),
    * BAD_USER_INPUT (type), PAYLOAD_TOO_LARGE, PAYMENT_REQUIRED.
    */
   async createFromFile(
@@ -136,7 +136,7 @@ export class DatasourceService {
     if (opts.type !== undefined && opts.type !== DatasourceType.file) throw badInput('type must be "file" for an uploaded file.', { field: 'type' });
     if (!datastoreId) throw badInput('datastoreId is required.', { field: 'datastoreId' });
     if (!file) throw badInput('Send the file as the multipart part "file".', { field: 'file' });
-    const datastore = await this.ownDatastore(em, auth, datastoreId);
+    const datastore = await this.ownDatastore(em, auth, datastoreId, 'write');
     const mimeType = this.supportedType(file.mimeType, file.fileName);
     if (file.buffer.length > this.config.uploadMaxBytes) throw tooLarge(this.config.uploadMaxBytes);
     if (file.buffer.length === 0) throw badInput('The file is empty.', { field: 'file' });
@@ -166,7 +166,7 @@ export class DatasourceService {
   /**
    * A datasource waiting for its file, and a pre-signed link to PUT it to (15 minutes). No
    * credentials needed for a public datastore; `origin` is held to its allowedOrigins.
-   * Throws UNAUTHENTICATED, NOT_FOUND, FORBIDDEN (origin), BAD_USER_INPUT, PAYMENT_REQUIRED.
+   * Throws UNAUTHENTICATED, NOT_FOUND, FORBIDDEN (read-only key, origin), BAD_USER_INPUT, PAYMENT_REQUIRED.
    */
   async createUploadLink(em: Em, auth: Auth, datastoreId: string, input: { type: string; fileName?: string | null }, origin?: string): Promise<{ datasource: Datasource; link: string; expiresAt: Date; headers: Record<string, string> }> {
     const datastore = await this.writableDatastore(em, auth, datastoreId, { publicAllowed: true, origin });
@@ -192,10 +192,10 @@ export class DatasourceService {
 
   /**
    * Queues processing of a file uploaded through a link (or re-processes a stored one).
-   * Throws UNAUTHENTICATED, NOT_FOUND, BAD_USER_INPUT (nothing uploaded), PAYLOAD_TOO_LARGE.
+   * Throws UNAUTHENTICATED, NOT_FOUND, FORBIDDEN (read-only key), BAD_USER_INPUT (nothing uploaded), PAYLOAD_TOO_LARGE.
    */
   async processUpload(em: Em, auth: Auth, datastoreId: string, datasourceId: string): Promise<Datasource> {
-    const datastore = await this.ownDatastore(em, auth, datastoreId);
+    const datastore = await this.ownDatastore(em, auth, datastoreId, 'write');
     const ds = await findById(em, Datasource, datasourceId, { datastore });
     if (!ds || ds.type !== DatasourceType.file || !ds.storageKey) throw notFound('Datasource');
     const stored = await this.storage.stat(ds.storageKey);
@@ -208,9 +208,9 @@ export class DatasourceService {
     return this.requeue(em, ds, ds.status === DatasourceStatus.unsynched ? DatasourceStatus.unsynched : DatasourceStatus.pending);
   }
 
-  /** A web page or a whole site. Throws UNAUTHENTICATED, NOT_FOUND, BAD_USER_INPUT, PAYMENT_REQUIRED. */
+  /** A web page or a whole site. Throws UNAUTHENTICATED, NOT_FOUND, FORBIDDEN (read-only key), BAD_USER_INPUT, PAYMENT_REQUIRED. */
   async createWeb(em: Em, auth: Auth, input: { datastoreId: string; type: DatasourceType; name?: string | null; config: Record<string, unknown>; customId?: string | null }): Promise<Datasource> {
-    const datastore = await this.ownDatastore(em, auth, input.datastoreId);
+    const datastore = await this.ownDatastore(em, auth, input.datastoreId, 'write');
     const config = webConfig(input.type, input.config);
     await assertStoredTokensLeft(em, datastore.organization.id);
     return this.createAndQueue(em, {
@@ -222,9 +222,9 @@ export class DatasourceService {
     });
   }
 
-  /** A raw text document. Throws UNAUTHENTICATED, NOT_FOUND, BAD_USER_INPUT, PAYMENT_REQUIRED. */
+  /** A raw text document. Throws UNAUTHENTICATED, NOT_FOUND, FORBIDDEN (read-only key), BAD_USER_INPUT, PAYMENT_REQUIRED. */
   async createText(em: Em, auth: Auth, input: { datastoreId: string; name: string; text: string; metadata?: Record<string, unknown> | null; customId?: string | null }): Promise<Datasource> {
-    const datastore = await this.ownDatastore(em, auth, input.datastoreId);
+    const datastore = await this.ownDatastore(em, auth, input.datastoreId, 'write');
     const text = checkText(input.text);
     await assertStoredTokensLeft(em, datastore.organization.id);
     return this.createAndQueue(em, {
@@ -240,7 +240,7 @@ export class DatasourceService {
 
   /**
    * Replaces a document's text (and name, metadata) and re-embeds it. No credentials needed
-   * for a public datastore; `origin` is held to its allowedOrigins. Throws UNAUTHENTICATED, NOT_FOUND, FORBIDDEN (origin), BAD_USER_INPUT.
+   * for a public datastore; `origin` is held to its allowedOrigins. Throws UNAUTHENTICATED, NOT_FOUND, FORBIDDEN (read-only key, origin), BAD_USER_INPUT.
    */
   async updateText(em: Em, auth: Auth, datastoreId: string, input: { id: string; text: string; name?: string | null; metadata?: Record<string, unknown> | null }, origin?: string): Promise<Datasource> {
     const datastore = await this.writableDatastore(em, auth, datastoreId, { publicAllowed: true, origin });
@@ -260,15 +260,15 @@ export class DatasourceService {
     return updated;
   }
 
-  /** Processes a datasource again (a site re-crawls). Throws UNAUTHENTICATED, NOT_FOUND. */
+  /** Processes a datasource again (a site re-crawls). Throws UNAUTHENTICATED, NOT_FOUND, FORBIDDEN (read-only key). */
   async resync(em: Em, auth: Auth, id: string): Promise<Datasource> {
-    const ds = await this.get(em, auth, id);
+    const ds = await this.get(em, auth, id, 'write');
     return this.requeue(em, ds, DatasourceStatus.pending);
   }
 
-  /** Removes the datasource, its chunks, its file, and the pages of a site. Throws UNAUTHENTICATED, NOT_FOUND. */
+  /** Removes the datasource, its chunks, its file, and the pages of a site. Throws UNAUTHENTICATED, NOT_FOUND, FORBIDDEN (read-only key). */
   async delete(em: Em, auth: Auth, id: string): Promise<Datasource> {
-    const ds = await this.get(em, auth, id);
+    const ds = await this.get(em, auth, id, 'write');
     const children = ds.type === DatasourceType.web_site ? await em.find(Datasource, { groupId: ds.id }) : [];
     const keys = [ds, ...children].map((d) => d.storageKey).filter((k): k is string => !!k);
     await em.transactional(async (tx) => {
@@ -448,8 +448,8 @@ export class DatasourceService {
     return ds;
   }
 
-  private async ownDatastore(em: Em, auth: Auth, id: string): Promise<Datastore> {
-    return assertOwned(auth, await findById(em, Datastore, id), 'Datastore');
+  private async ownDatastore(em: Em, auth: Auth, id: string, mode: Mode = 'read'): Promise<Datastore> {
+    return assertOwned(auth, await findById(em, Datastore, id), 'Datastore', mode);
   }
 
   /** Public datastores accept some writes without credentials, as the REST interface says. */

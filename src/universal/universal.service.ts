@@ -125,13 +125,13 @@ export class UniversalService {
 
   /**
    * Reads the file and answers `userQuery` about it.
-   * Throws NOT_FOUND (agent), FORBIDDEN (the page's origin), RATE_LIMITED, BAD_USER_INPUT (not base64, unknown type, magic
+   * Throws UNAUTHENTICATED (no credentials for a private or unknown agent), NOT_FOUND (agent), FORBIDDEN (the page's origin), RATE_LIMITED, BAD_USER_INPUT (not base64, unknown type, magic
    * bytes that contradict the type, a damaged file, a file that takes too long), PAYLOAD_TOO_LARGE
    * (above UPLOAD_MAX_BYTES, or needing too much memory), PAYMENT_REQUIRED (monthly allowance,
    * when a model is called), UPSTREAM_FAILED (the model endpoint failed).
    */
   async process(em: Em, auth: Auth, agentIdOrHandle: string, input: UniversalInput, opts: { ip?: string; signal?: AbortSignal; origin?: string } = {}): Promise<UniversalResult> {
-    const agent = await this.agents.get(em, auth, agentIdOrHandle, opts.origin);
+    const agent = await this.agents.getToUse(em, auth, agentIdOrHandle, opts.origin);
     const outsider = isOutsider(auth, agent);
     // No visitor id here: the address is the visitor.
     if (outsider) await this.limits.admitVisitor(em, { scope: agent.id, visitorId: null, ip: opts.ip ?? 'unknown', what: 'files' });
