@@ -196,9 +196,9 @@ describe('public datastore queries', () => {
     expect(budget(res)).toMatchObject({ limit: 120, remaining: 119 });
   });
 
-  it('a private datastore stays hidden from outsiders (404), and its refusal spends nothing', async () => {
+  it('a private datastore refuses outsiders (401 without a key, 404 to another organization), and the refusal spends nothing', async () => {
     const ip = '10.3.2.1';
-    expect((await query(ip, undefined, privateStore)).status).toBe(404);
+    expect((await query(ip, undefined, privateStore)).status).toBe(401);
     expect((await query(ip, stranger.apiKey, privateStore)).status).toBe(404);
     expect(budget(await query(ip))).toMatchObject({ limit: 120, remaining: 119 });
   });
