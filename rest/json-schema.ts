@@ -53,9 +53,8 @@ const SCALARS: Record<string, JsonSchema> = {
 };
 
 export function nullable(schema: JsonSchema): JsonSchema {
-  if (typeof schema.type === 'string') return { ...schema, type: [schema.type, 'null'] };
-  if (Array.isArray(schema.enum)) return { ...schema, enum: [...schema.enum, null] };
-  return { anyOf: [schema, { type: 'null' }] };
+  if (typeof schema.type !== 'string') return { anyOf: [schema, { type: 'null' }] };
+  return { ...schema, type: [schema.type, 'null'], ...(Array.isArray(schema.enum) ? { enum: [...schema.enum, null] } : {}) };
 }
 
 function scalar(name: string, description?: string | null): JsonSchema {

@@ -31,9 +31,10 @@ export const RATE_LIMIT_HEADERS: Record<string, string> = {
 
 /** Statuses every row of this access and body can answer, whatever its service does. */
 function derivedCodes(route: RestRoute): ErrorCode[] {
-  const codes: ErrorCode[] = ['BAD_USER_INPUT', 'NOT_FOUND', 'INTERNAL'];
-  // An invalid token is 401 on public rows too; scoped keys and allowed origins answer 403.
-  if (route.access !== 'link') codes.push('UNAUTHENTICATED', 'FORBIDDEN');
+  // A link that is not valid (or no longer) is 403; on other rows, scoped keys and allowed origins answer 403.
+  const codes: ErrorCode[] = ['BAD_USER_INPUT', 'FORBIDDEN', 'NOT_FOUND', 'INTERNAL'];
+  // An invalid token is 401 on public rows too.
+  if (route.access !== 'link') codes.push('UNAUTHENTICATED');
   if (BODY_METHODS.has(route.method)) codes.push('PAYLOAD_TOO_LARGE');
   if (BODY_METHODS.has(route.method) && route.body !== 'stream') codes.push('UNSUPPORTED_MEDIA_TYPE');
   return codes;
@@ -78,6 +79,8 @@ export function buildOpenApi(opts: { schema: GraphQLSchema; routes: RestRoute[];
 
   for (const route of opts.routes) {
     const { doc } = route;
+    // The type requires it; rows built at run time (or cast) are held to it here.
+    if (!doc?.summary?.trim()) throw new Error(`REST route ${route.method} ${route.path} has no description (doc.summary in rest/routes.ts).`);
     const key = openApiPath(route.path);
     const method = route.method.toLowerCase();
     const variables = route.body === 'json' ? t.variables(route.document) : new Map();
