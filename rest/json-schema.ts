@@ -9,7 +9,6 @@ import {
   getNamedType,
   GraphQLNonNull,
   isEnumType,
-  isInputObjectType,
   isListType,
   isNonNullType,
   isObjectType,
@@ -38,8 +37,6 @@ export interface SchemaTools {
    * GraphQL field names to REST names, `add` describes properties the REST row adds.
    */
   select(typeName: string, selection: string, opts?: { rename?: Record<string, string>; add?: Record<string, JsonSchema> }): JsonSchema;
-  /** The JSON accepted for the input type `typeName`. */
-  input(typeName: string): JsonSchema;
 }
 
 const SCALARS: Record<string, JsonSchema> = {
@@ -77,7 +74,7 @@ export function createSchemaTools(schema: GraphQLSchema): SchemaTools & {
     if (!isNonNullType(type)) return nullable(inputJson(new GraphQLNonNull(type), path, names));
     const t = type.ofType;
     if (isListType(t)) return { type: 'array', items: inputJson(t.ofType, `${path}[0]`, names) };
-    if (isEnumType(t)) return { type: 'string', enum: t.getValues().map((v) => v.value as string) };
+    if (isEnumType(t)) return { type: 'string', enum: t.getValues().map((v) => v.name) };
     if (isScalarType(t)) return scalar(t.name, t.description);
     const properties: Record<string, JsonSchema> = {};
     const required: string[] = [];
@@ -102,7 +99,7 @@ export function createSchemaTools(schema: GraphQLSchema): SchemaTools & {
     if (!isNonNullType(type)) return nullable(selectionJson(new GraphQLNonNull(type), set));
     const t = type.ofType;
     if (isListType(t)) return { type: 'array', items: selectionJson(t.ofType, set) };
-    if (isEnumType(t)) return { type: 'string', enum: t.getValues().map((v) => v.value as string) };
+    if (isEnumType(t)) return { type: 'string', enum: t.getValues().map((v) => v.name) };
     if (isScalarType(t)) return scalar(t.name, t.description);
     if (!isObjectType(t) || !set) throw new Error(`Cannot describe ${String(t)} as JSON without a selection.`);
     return objectJson(t, set, {});
@@ -133,11 +130,6 @@ export function createSchemaTools(schema: GraphQLSchema): SchemaTools & {
       const doc: DocumentNode = parse(`{ ${selection} }`);
       const json = objectJson(type, (doc.definitions[0] as OperationDefinitionNode).selectionSet, rename);
       return { ...json, properties: { ...(json.properties as object), ...add }, required: [...(json.required as string[]), ...Object.keys(add)] };
-    },
-    input(typeName) {
-      const type = schema.getType(typeName);
-      if (!isInputObjectType(type)) throw new Error(`${typeName} is not an input type.`);
-      return inputJson(type, 'input', {});
     },
     operationResult(document) {
       const op = operation(document);
