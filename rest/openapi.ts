@@ -74,7 +74,7 @@ function sseDescription(events: Record<string, string>): string {
 
 export function buildOpenApi(opts: { schema: GraphQLSchema; routes: RestRoute[]; basePath: string; title?: string }): OpenApiDocument {
   const t = createSchemaTools(opts.schema);
-  const paths: Record<string, Record<string, Record<string, unknown>>> = {};
+  const paths: Record<string, Record<string, unknown>> = {};
   const usedIds = new Set<string>();
 
   for (const route of opts.routes) {
@@ -165,13 +165,14 @@ export function buildOpenApi(opts: { schema: GraphQLSchema; routes: RestRoute[];
       security,
     };
 
-    paths[key] ??= {};
-    if (route.root && opts.basePath) paths[key].servers = [{ url: '/' }] as never;
-    const existing = paths[key][method];
+    const item = (paths[key] ??= {});
+    // Upload links are served at the root, not under the base path of the document's server.
+    if (route.root && opts.basePath) item.servers = [{ url: '/' }];
+    const existing = item[method] as Record<string, unknown> | undefined;
     if (existing) mergeInto(existing, operation);
     else {
       usedIds.add(operationId);
-      paths[key][method] = operation;
+      item[method] = operation;
     }
   }
 
