@@ -124,7 +124,12 @@ export function buildOpenApi(opts: { schema: GraphQLSchema; routes: RestRoute[];
     if (route.body === 'json' && route.stream) {
       if (!doc.events) throw new Error(`REST route ${route.method} ${route.path}: a streamed row names its events (doc.events).`);
       const example = [...Object.keys(doc.events).map((event) => encodeFrame({ event, data: '…' })), encodeFrame(DONE)].join('');
-      okContent['text/event-stream'] = { schema: { type: 'string', description: sseDescription(doc.events) }, example };
+      okContent['text/event-stream'] = {
+        schema: { type: 'string', description: sseDescription(doc.events) },
+        example,
+        // The same, for machines: the event names a client must handle.
+        'x-sse-events': Object.keys(doc.events),
+      };
     }
     const responses: Record<string, unknown> = {
       200: {

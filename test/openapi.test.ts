@@ -11,8 +11,9 @@ import { buildOpenApi, type OpenApiDocument } from '../rest/openapi.ts';
 import { routes, type RestRoute } from '../rest/routes.ts';
 import { createSchema } from '../src/graphql/schema.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
-import { http } from './support/client.ts';
+import { gql, http, newOrganization } from './support/client.ts';
 import { responseProblems } from './support/openapi-check.ts';
+import { readSse } from './support/sse.ts';
 
 let app: TestApp;
 let doc: OpenApiDocument;
@@ -196,8 +197,33 @@ describe('the response check of test/setup.ts', () => {
     expect(wrongStatus).toMatch(/answered 409, a status the document does not list for GET \/agents\/\{id\}/);
     const [badError] = responseProblems(doc, [{ method: 'POST', url: url('/agents/x/universal'), status: 400, body: { error: { code: 'BAD_USER_INPUT', message: 'm' } } }]);
     expect(badError).toMatch(/must have required property 'success'/);
+    const stream = (events: { event?: string; data: string }[]) => responseProblems(doc, [{ url: url('/agents/x/query'), status: 200, events }]);
+    expect(stream([{ event: 'answer', data: 'Hi' }, { event: 'endpoint_response', data: '{}' }, { data: '[DONE]' }])).toEqual([]);
+    expect(stream([{ event: 'answer', data: 'Hi' }, { data: '[ERROR]The model endpoint failed.' }])).toEqual([]);
+    expect(stream([{ event: 'answer', data: 'Hi' }, { event: 'surprise', data: '{}' }])).toEqual([
+      expect.stringMatching(/event surprise is not among the documented events \(answer, endpoint_response\)/),
+      expect.stringMatching(/the stream ended with "\{\}", neither \[DONE\] nor \[ERROR\]/),
+    ]);
     // Paths the document does not describe are not its business.
     expect(responseProblems(doc, [{ method: 'POST', url: `${app.url}/graphql`, status: 200, body: {} }])).toEqual([]);
+  });
+});
+
+describe('a real stream', () => {
+  it('uses only the documented events and ends with [DONE] (and test/setup.ts checks every stream read with readSse)', async () => {
+    const org = await newOrganization(app.url);
+    const created = await gql(app.url, `mutation { createAgent(input: { name: "Streamer", visibility: public }) { id } }`, {}, { token: org.apiKey });
+    const res = await fetch(`${app.api}/agents/${created.data.createAgent.id}/query`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'Hello?', streaming: true }),
+    });
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const events = await readSse(res);
+    const listed = op('POST', '/agents/{id}/query')!.responses['200']!.content!['text/event-stream'] as unknown as { 'x-sse-events': string[] };
+    expect(events.filter((e) => e.event).every((e) => listed['x-sse-events'].includes(e.event!))).toBe(true);
+    expect(events.map((e) => e.event)).toEqual(expect.arrayContaining(['answer', 'endpoint_response']));
+    expect(events.at(-1)!.data).toBe('[DONE]');
   });
 });
 

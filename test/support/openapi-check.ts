@@ -11,10 +11,13 @@ import type { OpenApiDocument } from '../../rest/openapi.ts';
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => void;
 
 export interface RecordedResponse {
-  method: string;
+  /** Unknown for a stream read by support/sse.ts (it sees only the Response): then the path's streamed operation. */
+  method?: string;
   url: string;
   status: number;
-  body: unknown;
+  body?: unknown;
+  /** The frames of a text/event-stream response. */
+  events?: { event?: string; data: string }[];
 }
 
 /** Responses received from a test app, by its origin (support/app.ts registers each app's REST base path). */
@@ -41,7 +44,7 @@ export function takeRecorded(): Map<string, RecordedResponse[]> {
 }
 
 interface Operation {
-  responses: Record<string, { content?: Record<string, { schema?: unknown }> }>;
+  responses: Record<string, { content?: Record<string, { schema?: unknown; 'x-sse-events'?: string[] }> }>;
 }
 
 /**
@@ -65,19 +68,34 @@ export function responseProblems(document: OpenApiDocument, records: RecordedRes
   for (const r of records) {
     const pathname = new URL(r.url).pathname;
     const match = templates.find((t) => t.pattern.test(pathname));
-    const operation = match?.item[r.method.toLowerCase()];
-    if (!match || !operation) continue;
-    const where = `${r.method} ${pathname} answered ${r.status}`;
+    const method = r.method?.toLowerCase() ?? Object.keys(match?.item ?? {}).find((m) => match!.item[m]!.responses?.['200']?.content?.['text/event-stream']);
+    const operation = method ? match?.item[method] : undefined;
+    if (!match || !operation || !method) continue;
+    const verb = method.toUpperCase();
+    const where = `${verb} ${pathname} answered ${r.status}`;
     const response = operation.responses[String(r.status)];
     if (!response) {
-      problems.push(`${where}, a status the document does not list for ${r.method} ${match.template}: ${JSON.stringify(r.body).slice(0, 300)}`);
+      problems.push(`${where}, a status the document does not list for ${verb} ${match.template}: ${JSON.stringify(r.body).slice(0, 300)}`);
+      continue;
+    }
+    if (r.events) {
+      const listed = response.content?.['text/event-stream']?.['x-sse-events'];
+      if (!listed) {
+        problems.push(`${where} with server-sent events, which the document does not describe for that status.`);
+        continue;
+      }
+      for (const e of r.events) {
+        if (e.event && !listed.includes(e.event)) problems.push(`${where}: event ${e.event} is not among the documented events (${listed.join(', ')}).`);
+      }
+      const last = r.events.at(-1)?.data ?? '';
+      if (last !== '[DONE]' && !last.startsWith('[ERROR]')) problems.push(`${where}: the stream ended with ${JSON.stringify(last.slice(0, 100))}, neither [DONE] nor [ERROR].`);
       continue;
     }
     if (!response.content?.['application/json']?.schema) {
       problems.push(`${where} with JSON, which the document does not describe for that status.`);
       continue;
     }
-    const pointer = ['paths', match.template, r.method.toLowerCase(), 'responses', String(r.status), 'content', 'application/json', 'schema']
+    const pointer = ['paths', match.template, method, 'responses', String(r.status), 'content', 'application/json', 'schema']
       .map((part) => encodeURIComponent(part.replace(/~/g, '~0').replace(/\//g, '~1')))
       .join('/');
     const validate = ajv.getSchema(`openapi.json#/${pointer}`);
