@@ -43,8 +43,9 @@ export interface RouteDoc {
   /** What each path parameter names. */
   params?: Record<string, string>;
   /**
-   * Codes this row answers beyond those every row can (400, 404, 500), those of its access (401,
-   * 403) and of a body (413, 415). RATE_LIMITED also documents the rate-limit headers.
+   * Codes this row's service answers beyond those rest/openapi.ts derives for every row (400,
+   * 403, 404, 500), for rows that read credentials (401) and for bodies (413, 415). RATE_LIMITED
+   * also documents the rate-limit headers.
    */
   errors?: ErrorCode[];
   /** The request body, where it is not the document's `input` variable (multipart, loose variables). */
@@ -111,6 +112,7 @@ const AGENT_RECORD = `id handle name description modelName temperature visibilit
 /** The Datasource record of the interface, plus what a user needs to see. */
 const DATASOURCE_RECORD = `id type name status groupId updatedAt createdAt lastSynch config datastoreId errorMessage chunkCount tokenCount size customId mimeType fileName`;
 
+/** The JSON of a datasource as REST answers it (`datasourceRecord`, `datasourceEntity`). */
 const datasourceSchema = (t: SchemaTools) => t.select('Datasource', DATASOURCE_RECORD, { rename: { customId: 'custom_id' } });
 
 /** A multipart body: the `file` part and text fields (name -> what it is). */
