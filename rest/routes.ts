@@ -4,12 +4,13 @@
  * JSON. No access rule and no validation lives here: the resolvers and the schema decide.
  */
 
-import { AppError, type ErrorBody } from '../src/errors.ts';
+import { AppError, type ErrorBody, type ErrorCode } from '../src/errors.ts';
 import type { Context } from '../src/graphql/context.ts';
 import type { UploadedPart } from '../src/http/body.ts';
 import type { Datasource } from '../src/ingestion/datasource.entity.ts';
 import { LocalStorage, type IncomingUpload } from '../src/providers/local-storage.ts';
 import type { FieldNames } from './fields.ts';
+import type { JsonSchema, SchemaTools } from './json-schema.ts';
 import { DONE, responseFrames, type SseFrame } from './sse.ts';
 
 export interface RestRequest {
@@ -31,7 +32,33 @@ export interface RestRequest {
  */
 export type Access = 'public' | 'member' | 'link';
 
+/**
+ * What only a person can say about a row, for its OpenAPI description (rest/openapi.ts derives
+ * the rest: parameters, request body from the GraphQL input type, response from the selection,
+ * security and the statuses of its access, the error body).
+ */
+export interface RouteDoc {
+  summary: string;
+  description?: string;
+  /** What each path parameter names. */
+  params?: Record<string, string>;
+  /**
+   * Codes this row's service answers beyond those rest/openapi.ts derives for every row (400,
+   * 403, 404, 500), for rows that read credentials (401) and for bodies (413, 415). RATE_LIMITED
+   * also documents the rate-limit headers.
+   */
+  errors?: ErrorCode[];
+  /** The request body, where it is not the document's `input` variable (multipart, loose variables). */
+  body?: (t: SchemaTools) => JsonSchema;
+  /** The 200 JSON, where `result` reshapes `data` (default: the operation's root field as selected). */
+  response?: (t: SchemaTools) => JsonSchema;
+  /** The events of a `stream`: name -> what its data carries. */
+  events?: Record<string, string>;
+}
+
 interface RouteBase {
+  /** Required: a row without its description fails the OpenAPI test too. */
+  doc: RouteDoc;
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT';
   /** Path relative to the REST base path (or to the root with `root`); `:name` segments become params. */
   path: string;
@@ -85,6 +112,15 @@ const AGENT_RECORD = `id handle name description modelName temperature visibilit
 /** The Datasource record of the interface, plus what a user needs to see. */
 const DATASOURCE_RECORD = `id type name status groupId updatedAt createdAt lastSynch config datastoreId errorMessage chunkCount tokenCount size customId mimeType fileName`;
 
+/** The JSON of a datasource as REST answers it (`datasourceRecord`, `datasourceEntity`). */
+const datasourceSchema = (t: SchemaTools) => t.select('Datasource', DATASOURCE_RECORD, { rename: { customId: 'custom_id' } });
+
+/** A multipart body: the `file` part and text fields (name -> what it is). */
+function multipartFile(textFields: Record<string, string>, required: string[] = []): JsonSchema {
+  const properties = Object.fromEntries(Object.entries(textFields).map(([name, description]) => [name, { type: 'string', description }]));
+  return { type: 'object', properties: { file: { type: 'string', contentMediaType: 'application/octet-stream', description: 'The file.' }, ...properties }, required: ['file', ...required] };
+}
+
 /** REST speaks custom_id (as in its requests); GraphQL customId. */
 function datasourceRecord(ds: Record<string, unknown>) {
   const { customId, ...rest } = ds;
@@ -122,6 +158,12 @@ const FORM_STATE = `conversationId visitorId currentField isValid values status`
 
 export const routes: RestRoute[] = [
   {
+    doc: {
+      summary: 'Query a datastore',
+      description: 'The fragments most similar to `query` (vector and full-text search fused into one ranking), best first. A public datastore answers anyone.',
+      params: { id: 'The datastore id.' },
+      errors: ['RATE_LIMITED', 'UPSTREAM_FAILED'],
+    },
     method: 'POST',
     path: '/datastores/:id/query',
     endpoint: '4. Datastore query',
@@ -132,6 +174,16 @@ export const routes: RestRoute[] = [
     result: (data) => data.datastoreQuery,
   },
   {
+    doc: {
+      summary: 'Ask an agent',
+      description: 'An answer grounded in the agent\'s datastores; both messages are stored in the conversation. With `streaming: true` the answer is `text/event-stream`; every refusal comes as a JSON error before the stream starts.',
+      params: { id: 'The agent id or `@handle`.' },
+      errors: ['PAYMENT_REQUIRED', 'RATE_LIMITED', 'UPSTREAM_FAILED'],
+      events: {
+        answer: 'A text fragment of the answer; concatenate them (a fragment with newlines spans several `data:` lines).',
+        endpoint_response: 'A piece of a JSON text; concatenated they parse as `{conversationId, visitorId, messageId, sources}`.',
+      },
+    },
     method: 'POST',
     path: '/agents/:id/query',
     endpoint: '7. Agent query',
@@ -153,6 +205,12 @@ export const routes: RestRoute[] = [
     },
   },
   {
+    doc: {
+      summary: 'Read a file with an agent (universal processor)',
+      description: 'Extracts text and facts from an image, audio, video or document (base64) and answers `userQuery` about it. Error bodies carry `success: false` next to `error`.',
+      params: { id: 'The agent id or `@handle`.' },
+      errors: ['PAYMENT_REQUIRED', 'RATE_LIMITED', 'UPSTREAM_FAILED'],
+    },
     method: 'POST',
     path: '/agents/:id/universal',
     endpoint: '8. Agent universal processor',
@@ -166,6 +224,17 @@ export const routes: RestRoute[] = [
     failure: (body) => ({ success: false, ...body }),
   },
   {
+    doc: {
+      summary: 'Chat with a form',
+      description: 'One message of a visitor filling a form; the reply asks for the next field. No credentials. With `streaming: true` the answer is `text/event-stream`.',
+      params: { formId: 'The form id.' },
+      errors: ['CONFLICT', 'RATE_LIMITED'],
+      events: {
+        answer: 'A text fragment of the reply; concatenate them.',
+        metadata: 'The JSON `{currentField, isValid}`.',
+        endpoint_response: 'A piece of a JSON text; concatenated they parse as `{conversationId, visitorId, currentField, isValid, values, status}`.',
+      },
+    },
     method: 'POST',
     path: '/forms/:formId/chat',
     endpoint: '9. Form chat',
@@ -186,6 +255,18 @@ export const routes: RestRoute[] = [
     },
   },
   {
+    doc: {
+      summary: 'Read a conversation',
+      description: 'A page of messages, newest first. The conversation id is the visitor\'s access token: no credentials are needed. `nextCursor` (null on the last page) is the `cursor` of the next page.',
+      params: { id: 'The conversation id.' },
+      response: (t) =>
+        t.select('Conversation', 'id agentId formId visitorId createdAt', {
+          add: {
+            messages: { type: 'array', items: t.select('Message', 'id from text sources createdAt') },
+            nextCursor: { type: ['string', 'null'], description: 'The `cursor` of the next (older) page; null on the last.' },
+          },
+        }),
+    },
     method: 'GET',
     path: '/conversations/:id',
     endpoint: '13. Get conversation',
@@ -204,6 +285,12 @@ export const routes: RestRoute[] = [
     },
   },
   {
+    doc: {
+      summary: 'Make an upload link',
+      description: 'A file datasource waiting for its file, and a pre-signed link to `PUT` the file to (valid 15 minutes); then call the process path with the returned id. No token for a public datastore.',
+      params: { id: 'The datastore id.' },
+      errors: ['PAYMENT_REQUIRED'],
+    },
     method: 'POST',
     path: '/external/datastores/file-upload/generate-link/:id',
     endpoint: '1. Generate upload link',
@@ -214,6 +301,13 @@ export const routes: RestRoute[] = [
     result: (data) => data.createUploadLink,
   },
   {
+    doc: {
+      summary: 'Process an uploaded file',
+      description: 'Queues processing of a file sent to its upload link. 400 when nothing was uploaded yet.',
+      params: { id: 'The datastore id.' },
+      body: () => ({ type: 'object', properties: { id: { type: 'string', description: 'The datasource id the upload link returned.' } }, required: ['id'] }),
+      response: datasourceSchema,
+    },
     method: 'POST',
     path: '/external/datastores/file-upload/process/:id',
     endpoint: '2. Process upload',
@@ -225,6 +319,11 @@ export const routes: RestRoute[] = [
   },
   ...['/external/datastores/update/:id', '/datastores/update/:id'].map(
     (path): RestRoute => ({
+      doc: {
+        summary: 'Replace a text document',
+        description: 'Replaces the text (and name, metadata) of a document and processes it again, so its embeddings follow. No token for a public datastore.',
+        params: { id: 'The datastore id.' },
+      },
       method: 'POST',
       path,
       endpoint: '3. Update document',
@@ -236,6 +335,14 @@ export const routes: RestRoute[] = [
     }),
   ),
   {
+    doc: {
+      summary: 'Upload a file',
+      description: 'Stores the file and queues its processing (asynchronous: the record says `unsynched`).',
+      params: { id: 'The datastore id.' },
+      errors: ['PAYMENT_REQUIRED'],
+      body: () => multipartFile({ custom_id: 'Your own id, for filtering queries.', fileName: 'The name to show (default: the part\'s file name).' }),
+      response: datasourceSchema,
+    },
     method: 'POST',
     path: '/external/datastores/file-upload/:id',
     endpoint: '5. Direct file upload',
@@ -250,6 +357,13 @@ export const routes: RestRoute[] = [
       ),
   },
   {
+    doc: {
+      summary: 'Create a datasource',
+      description: 'A file (multipart, `type=file`), or as JSON a web page, a whole web site or a raw text document. Processing is asynchronous.',
+      errors: ['PAYMENT_REQUIRED'],
+      body: () => multipartFile({ type: 'The value `file`.', datastoreId: 'The datastore id.', custom_id: 'Your own id, for filtering queries.', fileName: 'The name to show.' }, ['type', 'datastoreId']),
+      response: datasourceSchema,
+    },
     method: 'POST',
     path: '/datasources',
     endpoint: '6. Create datasource (file)',
@@ -267,6 +381,12 @@ export const routes: RestRoute[] = [
     },
   },
   {
+    doc: {
+      summary: 'Create a datasource',
+      description: 'A web page (`config.source_url`), a whole web site (`config.sitemap` or `config.source_url`) or a raw text document (`text`).',
+      errors: ['PAYMENT_REQUIRED'],
+      response: datasourceSchema,
+    },
     method: 'POST',
     path: '/datasources',
     endpoint: '6. Create datasource (web_page, web_site, text)',
@@ -281,6 +401,11 @@ export const routes: RestRoute[] = [
     result: (data) => datasourceRecord(data.createDatasource as Record<string, unknown>),
   },
   {
+    doc: {
+      summary: 'Read an agent',
+      description: 'A public agent answers anyone; a private one only its organization.',
+      params: { id: 'The agent id or `@handle`.' },
+    },
     method: 'GET',
     path: '/agents/:id',
     endpoint: '10. Get agent',
@@ -291,6 +416,12 @@ export const routes: RestRoute[] = [
     result: (data) => data.agent,
   },
   {
+    doc: {
+      summary: 'Update an agent',
+      description: '`description` is required; other fields absent are left as they are.',
+      params: { id: 'The agent id or `@handle`.' },
+      errors: ['CONFLICT'],
+    },
     method: 'PATCH',
     path: '/agents/:id',
     endpoint: '11. Update agent',
@@ -301,6 +432,12 @@ export const routes: RestRoute[] = [
     result: (data) => data.updateAgent,
   },
   {
+    doc: {
+      summary: 'Delete an agent',
+      description: 'Answers the deleted record. The body, if any, is the empty object.',
+      params: { id: 'The agent id or `@handle`.' },
+      body: () => ({ type: 'object', maxProperties: 0 }),
+    },
     method: 'DELETE',
     path: '/agents/:id',
     endpoint: '12. Delete agent',
@@ -312,6 +449,13 @@ export const routes: RestRoute[] = [
     result: (data) => data.deleteAgent,
   },
   {
+    doc: {
+      summary: 'Send a file to its upload link',
+      description: 'The link that make-an-upload-link hands out when files are stored on this server (with Google Cloud Storage the link points at the bucket instead). The body is the file, with the content type the link was made for; the path is the credential. Served at the root, not under the REST base path.',
+      params: { token: 'The signed token of the link.' },
+      body: () => ({ type: 'string', contentMediaType: 'application/octet-stream', description: 'The file\'s bytes.' }),
+      response: () => ({ type: 'object', properties: { ok: { const: true } }, required: ['ok'] }),
+    },
     method: 'PUT',
     path: '/uploads/:token',
     endpoint: '1. Generate upload link: the link it hands out (local storage)',

@@ -7,6 +7,8 @@ import express, { type Request, type Response } from 'express';
 import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import { createHandler as createSseHandler } from 'graphql-sse/lib/use/express';
 import { createRestHandler } from '../rest/handler.ts';
+import { buildOpenApi } from '../rest/openapi.ts';
+import { createDocsHandler } from '../rest/openapi-routes.ts';
 import { routes } from '../rest/routes.ts';
 import type { Config } from './config.ts';
 import { pendingMigrations, type Database } from './db/orm.ts';
@@ -52,13 +54,14 @@ export async function createApp(opts: {
     onInternalError,
   });
   const cors = createCors({ config, orm: db.orm, services, onInternalError });
-  // CORS for every path first (preflights end there); REST rows (and the upload links they hand
-  // out) next, without the framework; everything else goes through Express.
+  const docs = createDocsHandler({ basePath: config.restBasePath, document: buildOpenApi({ schema, routes, basePath: config.restBasePath }) });
+  // CORS for every path first (preflights end there); the OpenAPI document and its page, then REST
+  // rows (and the upload links they hand out), without the framework; everything else goes through Express.
   const server = http.createServer(
     withRequestLog(logger, (req, res) => {
       if (cors(req, res)) return;
       withRateHeaders(res, () => {
-        if (!rest(req, res)) app(req, res);
+        if (!docs(req, res) && !rest(req, res)) app(req, res);
       });
     }),
   );

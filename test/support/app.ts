@@ -9,6 +9,7 @@ import pg from 'pg';
 import { start, type Running } from '../../src/boot.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { Logger } from '../../src/logger.ts';
+import { registerRestBase } from './openapi-check.ts';
 
 export interface TestApp extends Running {
   url: string;
@@ -32,6 +33,7 @@ export async function startTestApp(env: Record<string, string> = {}, opts: { log
   });
   const running = await start(config, opts);
   const url = `http://127.0.0.1:${running.port}`;
+  registerRestBase(url, config.restBasePath);
   return {
     ...running,
     url,

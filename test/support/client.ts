@@ -1,4 +1,6 @@
 /** Small HTTP helpers: what a client of the service sends, nothing more. */
+import { recordResponse } from './openapi-check.ts';
+
 export interface HttpResult<T = any> {
   status: number;
   headers: Headers;
@@ -28,6 +30,8 @@ export async function http<T = any>(
   } catch {
     /* not JSON: the test sees the text */
   }
+  // Checked against the OpenAPI document after the test file (test/setup.ts).
+  if (/^application\/json\b/i.test(res.headers.get('content-type') ?? '') && parsed !== text) recordResponse({ method, url, status: res.status, body: parsed });
   return { status: res.status, headers: res.headers, body: parsed as T };
 }
 

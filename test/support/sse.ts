@@ -1,4 +1,5 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { recordResponse } from './openapi-check.ts';
 
 /** Reads a whole text/event-stream response with a standard SSE parser. */
 export async function readSse(res: Response): Promise<EventSourceMessage[]> {
@@ -6,6 +7,8 @@ export async function readSse(res: Response): Promise<EventSourceMessage[]> {
   const parser = createParser({ onEvent: (e) => events.push(e) });
   const decoder = new TextDecoder();
   for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
+  // Its event names and end marker are checked against the OpenAPI document (test/setup.ts).
+  if (/^text\/event-stream\b/i.test(res.headers.get('content-type') ?? '')) recordResponse({ url: res.url, status: res.status, events: events.map(({ event, data }) => ({ event, data })) });
   return events;
 }
 
