@@ -18,6 +18,7 @@ import { fileBodyLimit, readJsonBody } from './http/body.ts';
 import { buildContext } from './http/context.ts';
 import { withRequestLog } from './http/request-log.ts';
 import type { Logger } from './logger.ts';
+import { createProtocolHandler } from './protocols/index.ts';
 import type { Services } from './services.ts';
 
 export interface App {
@@ -49,10 +50,12 @@ export async function createApp(opts: {
     context: (req, opts) => context(req, undefined, opts),
     onInternalError,
   });
+  // /v1, /mcp and /dify: the ecosystem's protocols (src/protocols/), framework-free like REST.
+  const protocols = createProtocolHandler({ context: (req) => context(req), bodyLimitBytes: config.jsonBodyLimitBytes, onInternalError });
   // REST rows (and the upload links they hand out) first, without the framework; everything else goes through Express.
   const server = http.createServer(
     withRequestLog(logger, (req, res) => {
-      if (!rest(req, res)) app(req, res);
+      if (!protocols(req, res) && !rest(req, res)) app(req, res);
     }),
   );
   app.disable('x-powered-by');
