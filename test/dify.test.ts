@@ -116,7 +116,7 @@ describe('POST /dify/retrieval', () => {
 
   it('Authorization: 1001 when missing or malformed, 1002 when refused (403)', async () => {
     const body = { knowledge_id: store, query: 'x', retrieval_setting: { top_k: 1, score_threshold: 0 } };
-    for (const headers of [{}, { authorization: org.apiKey }, { authorization: 'Basic abc' }, { authorization: 'Bearer' }]) {
+    for (const headers of [{}, { authorization: org.apiKey }, { authorization: 'Basic abc' }, { authorization: 'Bearer' }] as Record<string, string>[]) {
       const res = await retrieve(body, null, headers);
       expect(res.status, JSON.stringify(headers)).toBe(403);
       expect(res.body).toEqual({ error_code: 1001, error_msg: expect.any(String) });

@@ -6,10 +6,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ProtocolHandler, ProtocolOptions } from './http.ts';
 import { createDifyHandler } from './dify/handler.ts';
+import { createMcpHandler } from './mcp/handler.ts';
 import { createOpenAiHandler } from './openai/handler.ts';
 
 export function createProtocolHandler(opts: ProtocolOptions): (req: IncomingMessage, res: ServerResponse) => boolean {
-  const handlers: ProtocolHandler[] = [createOpenAiHandler(opts), createDifyHandler(opts)];
+  const handlers: ProtocolHandler[] = [createOpenAiHandler(opts), createMcpHandler(opts), createDifyHandler(opts)];
   return (req, res) => {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
