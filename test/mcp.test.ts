@@ -164,6 +164,17 @@ describe('MCP server at /mcp', () => {
     expect(model.requests.length).toBe(chats);
   });
 
+  it('the same limits: an exhausted allowance is a PAYMENT_REQUIRED tool error', async () => {
+    const broke = await newOrganization(app.url, 'Broke');
+    await app.db.orm.em.getConnection().execute('update organizations set monthly_query_limit = 0 where id = ?', [broke.organizationId]);
+    const theirs = (await gql(app.url, `mutation { createAgent(input: { name: "Z", visibility: public }) { id } }`, {}, { token: broke.apiKey })).data.createAgent.id;
+    const chats = model.requests.length;
+    const refused = await call(await connect(broke.apiKey), 'ask_agent', { agent: theirs, question: 'hi' });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toMatch(/^PAYMENT_REQUIRED/);
+    expect(model.requests.length).toBe(chats);
+  });
+
   it('GET is 405: the server is stateless', async () => {
     const res = await http('GET', `${app.url}/mcp`, { token: org.apiKey, headers: { accept: 'text/event-stream' } });
     expect(res.status).toBe(405);

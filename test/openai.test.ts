@@ -267,6 +267,28 @@ describe('POST /v1/chat/completions', () => {
     expect((err as { type: string }).type).toBe('insufficient_quota');
   });
 
+  it('a failing model endpoint is 502 api_error; mid-stream, an error frame the client raises', async () => {
+    // ChatOpenAI retries once: two failures make one failed answer.
+    model.failNext('/v1/chat/completions', 500, 2);
+    const err = await client(org.apiKey)
+      .chat.completions.create({ model: '@helper', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.APIError);
+    expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
+    expect((err as InstanceType<typeof OpenAI.APIError>).type).toBe('api_error');
+    expect((err as InstanceType<typeof OpenAI.APIError>).code).toBe('UPSTREAM_FAILED');
+
+    model.failNext('/v1/chat/completions', 500, 2);
+    const stream = await client(org.apiKey).chat.completions.create({ model: '@helper', messages: [{ role: 'user', content: 'hi' }], stream: true });
+    const failed = await (async () => {
+      for await (const _ of stream) {
+        /* the error frame ends it */
+      }
+    })().catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(OpenAI.APIError);
+    expect((failed as Error).message).toMatch(/model endpoint/);
+  });
+
   it("LangChain's ChatOpenAI talks to an agent, complete and streamed", async () => {
     model.setChatReply(() => 'Nine to five.');
     const chat = new ChatOpenAI({ model: '@helper', apiKey: org.apiKey, configuration: { baseURL: `${app.url}/v1` }, temperature: 0.5, maxRetries: 0 });
