@@ -153,6 +153,7 @@ describe('POST /dify/retrieval', () => {
       [{ ...good, metadata_condition: { conditions: [{ name: 'a', comparison_operator: 'like', value: 'x' }] } }, 'metadata_condition.conditions[0].comparison_operator'],
       [{ ...good, metadata_condition: { conditions: [{ name: 1, comparison_operator: 'is', value: 'x' }] } }, 'metadata_condition.conditions[0].name'],
       [{ ...good, metadata_condition: { conditions: [{ name: 'a', comparison_operator: 'is' }] } }, 'metadata_condition.conditions[0].value'],
+      [{ ...good, query: 'nul \u0000 byte' }, 'query'],
       [[1, 2], undefined],
     ];
     for (const [body, field] of cases) {

@@ -161,6 +161,8 @@ describe('MCP server at /mcp', () => {
     expect(text(missing)).toMatch(/question/);
     const badTopK = await call(client, 'search_datastore', { datastore: publicStore, query: 'x', topK: 500 });
     expect(badTopK.isError).toBe(true);
+    const nul = await call(client, 'ask_agent', { agent: '@front-desk', question: 'nul \u0000 byte' });
+    expect(text(nul)).toMatch(/^BAD_USER_INPUT: question contains a NUL/);
     expect(model.requests.length).toBe(chats);
   });
 

@@ -218,6 +218,7 @@ describe('POST /v1/chat/completions', () => {
       [{ messages: [{ role: 'tool', content: 'x', tool_call_id: 'a' }] }, 'messages[0].role'],
       [{ messages: [{ role: 'user', content: 'x' }, { role: 'assistant', content: 'y' }] }, 'messages[1].role'],
       [{ model: '' }, 'model'],
+      [{ messages: [{ role: 'user', content: 'nul \u0000 byte' }] }, 'messages[0].content'],
     ];
     for (const [change, param] of cases) {
       const err = await client(org.apiKey)

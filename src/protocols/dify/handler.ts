@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { badInput, statusOf, type ErrorCode } from '../../errors.ts';
 import type { Context } from '../../graphql/context.ts';
 import { normalizeError } from '../../graphql/errors.ts';
+import { assertStorableText } from '../../graphql/text-guard.ts';
 import { drain, readJsonBody } from '../../http/body.ts';
 import { documentFacts, type DocumentFacts } from '../../ingestion/document-facts.ts';
 import { TOP_K_MAX, type Fragment, type SearchFilters } from '../../retrieval/retrieval.service.ts';
@@ -121,6 +122,8 @@ function metadataOf(fragment: Fragment | null, doc: DocumentFacts | undefined | 
 /** Throws BAD_USER_INPUT naming the field. */
 function parseRequest(body: unknown): RetrievalRequest {
   if (!isRecord(body)) throw badInput('The request body must be a JSON object.');
+  // The query reaches SQL: text PostgreSQL cannot hold is a 400, as on every other path.
+  assertStorableText({ input: body });
   const { knowledge_id: knowledgeId, query, retrieval_setting: setting } = body;
   if (typeof knowledgeId !== 'string' || !knowledgeId) throw badInput('knowledge_id is required: the id of a datastore.', { field: 'knowledge_id' });
   if (typeof query !== 'string' || !query.trim()) throw badInput('query is required.', { field: 'query' });

@@ -10,6 +10,7 @@ import * as z from 'zod';
 import { AgentQueryInput } from '../../answers/answer.inputs.ts';
 import type { Context } from '../../graphql/context.ts';
 import { normalizeError } from '../../graphql/errors.ts';
+import { assertStorableText } from '../../graphql/text-guard.ts';
 import { MAX_PAGE, type Page } from '../../graphql/pagination.ts';
 import { validatedInput } from '../../graphql/validate.ts';
 import { TOP_K_MAX, type Fragment } from '../../retrieval/retrieval.service.ts';
@@ -34,6 +35,8 @@ export function registerTools(server: McpServer, ctx: Context, req: IncomingMess
     <A, R extends Record<string, unknown>>(call: (args: A) => Promise<R>, text: (result: R) => string = (r) => JSON.stringify(r, null, 2)) =>
     async (args: A): Promise<CallToolResult> => {
       try {
+        // Questions are stored and queries reach SQL: refused as GraphQL refuses them.
+        assertStorableText({ input: args });
         const result = await call(args);
         return { content: [{ type: 'text', text: text(result) }], structuredContent: result };
       } catch (err) {

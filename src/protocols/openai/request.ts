@@ -7,6 +7,7 @@ import { AgentQueryInput } from '../../answers/answer.inputs.ts';
 import { MessageFrom } from '../../conversations/message.entity.ts';
 import { AppError, badInput } from '../../errors.ts';
 import { normalizeError } from '../../graphql/errors.ts';
+import { assertStorableText } from '../../graphql/text-guard.ts';
 import { validatedInput } from '../../graphql/validate.ts';
 import { isRecord } from '../http.ts';
 
@@ -35,6 +36,8 @@ const PARAM_OF: Record<string, string> = {
 /** Throws BAD_USER_INPUT with `details.field` = the OpenAI parameter. */
 export function parseCompletionRequest(body: unknown, conversationHeader: string | undefined): CompletionRequest {
   if (!isRecord(body)) throw badInput('The request body must be a JSON object.');
+  // Messages are stored: text PostgreSQL cannot hold is refused here, as GraphQL refuses it.
+  assertStorableText({ input: body });
   const model = body.model;
   if (typeof model !== 'string' || !model.trim()) throw badInput('`model` is required: the id or @handle of an agent (GET /v1/models lists them).', { field: 'model' });
 
