@@ -78,6 +78,9 @@ describe('GET /v1/models', () => {
     expect(raw.status).toBe(401);
     expect(raw.body).toEqual({ error: { message: expect.any(String), type: 'authentication_error', param: null, code: 'UNAUTHENTICATED' } });
     expect((await http('GET', `${app.url}/v1/models`, { token: 'ak_not_a_key' })).status).toBe(401);
+    const malformed = await http('GET', `${app.url}/v1/models/%E0%A4%A`, { token: org.apiKey });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.error).toMatchObject({ type: 'invalid_request_error', param: 'model' });
   });
 });
 

@@ -66,7 +66,7 @@ export function createOpenAiHandler(opts: ProtocolOptions): ProtocolHandler {
 
     const model = /^\/models\/([^/]+)$/.exec(path);
     if (req.method === 'GET' && path === '/models') run((ctx) => models(ctx, res));
-    else if (req.method === 'GET' && model) run((ctx) => oneModel(ctx, res, decodeURIComponent(model[1]!)));
+    else if (req.method === 'GET' && model) run((ctx) => oneModel(ctx, res, decodeParam(model[1]!)));
     else if (req.method === 'POST' && path === '/chat/completions') run((ctx) => completions(ctx, req, res));
     else {
       drain(req);
@@ -166,6 +166,15 @@ export function createOpenAiHandler(opts: ProtocolOptions): ProtocolHandler {
       clearInterval(heartbeat);
       res.end();
     }
+  }
+}
+
+/** A malformed escape is the client's doing: 400, not a URIError. */
+function decodeParam(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new AppError('BAD_USER_INPUT', 'The model in the path is not correctly URL-encoded (UTF-8).', { field: 'model' });
   }
 }
 
