@@ -308,6 +308,28 @@ describe('POST /v1/chat/completions', () => {
     expect(streamed).toBe('Nine to five.');
   });
 
+  it('without a model endpoint the extractive answerer answers (usage zeros); visitor rates are 429 rate_limit_error', async () => {
+    const plain = await startTestApp({ RATE_LIMIT_VISITOR_PER_MINUTE: '2' });
+    try {
+      const owner = await newOrganization(plain.url, 'Plain');
+      const id = (await gql(plain.url, `mutation { createAgent(input: { name: "P", visibility: public }) { id } }`, {}, { token: owner.apiKey })).data.createAgent.id;
+      const anonymous = new OpenAI({ baseURL: `${plain.url}/v1`, apiKey: 'none', maxRetries: 0, defaultHeaders: { authorization: null as unknown as string } });
+      const ask = () => anonymous.chat.completions.create({ model: id, user: 'same-visitor', messages: [{ role: 'user', content: 'hello' }] });
+      const first = await ask();
+      expect(first.choices[0]!.message.content!.length).toBeGreaterThan(0);
+      expect(first.usage).toEqual({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 });
+      await ask();
+      const err = await ask().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(OpenAI.RateLimitError);
+      const limited = err as InstanceType<typeof OpenAI.RateLimitError>;
+      expect(limited.type).toBe('rate_limit_error');
+      expect(limited.code).toBe('RATE_LIMITED');
+      expect(Number(limited.headers?.get('retry-after'))).toBeGreaterThan(0);
+    } finally {
+      await plain.close();
+    }
+  }, 90_000);
+
   it('unknown /v1 paths answer 404 in the OpenAI shape', async () => {
     const res = await http('POST', `${app.url}/v1/embeddings`, { token: org.apiKey, body: { input: 'x', model: 'm' } });
     expect(res.status).toBe(404);
