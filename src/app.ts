@@ -22,6 +22,7 @@ import { retryAfterOfErrors, withRateHeaders } from './http/rate-headers.ts';
 import { createCors } from './http/cors.ts';
 import { withRequestLog } from './http/request-log.ts';
 import type { Logger } from './logger.ts';
+import { createProtocolHandler } from './protocols/index.ts';
 import type { Services } from './services.ts';
 
 export interface App {
@@ -55,13 +56,16 @@ export async function createApp(opts: {
   });
   const cors = createCors({ config, orm: db.orm, services, onInternalError });
   const docs = createDocsHandler({ basePath: config.restBasePath, document: buildOpenApi({ schema, routes, basePath: config.restBasePath }) });
-  // CORS for every path first (preflights end there); the OpenAPI document and its page, then REST
-  // rows (and the upload links they hand out), without the framework; everything else goes through Express.
+  // /v1, /mcp and /dify: the ecosystem's protocols (src/protocols/), framework-free like REST.
+  const protocols = createProtocolHandler({ context: (req) => context(req), bodyLimitBytes: config.jsonBodyLimitBytes, onInternalError });
+  // CORS for every path first (preflights end there); the OpenAPI document and its page, the
+  // protocols, then REST rows (and the upload links they hand out), without the framework;
+  // everything else goes through Express.
   const server = http.createServer(
     withRequestLog(logger, (req, res) => {
       if (cors(req, res)) return;
       withRateHeaders(res, () => {
-        if (!docs(req, res) && !rest(req, res)) app(req, res);
+        if (!docs(req, res) && !protocols(req, res) && !rest(req, res)) app(req, res);
       });
     }),
   );

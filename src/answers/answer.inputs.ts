@@ -1,5 +1,6 @@
 import { IsOptional, Length, Max, MaxLength, Min } from 'class-validator';
 import { Field, Float, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import type { Usage } from '../providers/chat.ts';
 import { PromptType } from '../vocabulary.ts';
 
 /** The model tiers a query may ask for (model_4_32k is not among them, as in the REST interface). */
@@ -147,6 +148,9 @@ export class AgentAnswer {
 
   @Field(() => ID)
   messageId!: string;
+
+  /** The model endpoint's token counts (null when it gave none, or for the extractive answerer); not in the GraphQL schema: the OpenAI-compatible endpoint reports them. */
+  usage?: Usage | null;
 }
 
 export enum AnswerEventType {

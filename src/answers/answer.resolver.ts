@@ -12,7 +12,7 @@ export class AnswerResolver {
 
   @Mutation(() => AgentAnswer, { description: 'The complete answer of an agent. Public agents answer anonymous visitors.' })
   agentQuery(@Arg('id', () => ID) id: string, @Arg('input') input: AgentQueryInput, @Ctx() ctx: Context): Promise<AgentAnswer> {
-    return ctx.services.answers.answer(ctx.em, ctx.auth, ctx.ip, id, input, ctx.origin);
+    return ctx.services.answers.answer(ctx.em, ctx.auth, ctx.ip, id, input, { origin: ctx.origin });
   }
 
   @Subscription(() => AnswerEvent, {
@@ -22,7 +22,7 @@ export class AnswerResolver {
       // type-graphql does not validate the arguments of a custom subscribe: refuse bad input
       // here, before a query is reserved or a conversation made (400 before a REST stream).
       const input = validatedInput(AgentQueryInput, args.input);
-      return (await ctx.services.answers.ask(ctx.em, ctx.auth, ctx.ip, args.id as string, input, ctx.origin)).events;
+      return (await ctx.services.answers.ask(ctx.em, ctx.auth, ctx.ip, args.id as string, input, { origin: ctx.origin })).events;
     },
   })
   // The arguments were validated once in subscribe; not again for every event.

@@ -25,6 +25,18 @@ import { buildTurns } from './prompt.ts';
 const HISTORY_MESSAGES = 20;
 const SOURCES_FOR_ANSWER = 5;
 
+/**
+ * What an entry point other than the agent query may add (the OpenAI-compatible endpoint, MCP):
+ * `history` stands for the stored one of a new conversation (a client that keeps its own) and is
+ * stored ahead of the question; `channel` is the conversation's.
+ */
+export interface AskOptions {
+  history?: { from: MessageFrom; text: string }[];
+  channel?: string;
+  /** The `Origin` of a browser's request, held to the agent's allowedOrigins. */
+  origin?: string;
+}
+
 export interface AnswerStream {
   conversationId: string;
   visitorId: string;
@@ -43,19 +55,18 @@ export class AnswerService {
   ) {}
 
   /** The complete answer. Throws as `ask` does. */
-  async answer(em: Em, auth: Auth, ip: string, agentId: string, input: AgentQueryInput, origin?: string): Promise<AgentAnswer> {
-    const stream = await this.ask(em, auth, ip, agentId, input, origin);
+  async answer(em: Em, auth: Auth, ip: string, agentId: string, input: AgentQueryInput, opts: AskOptions = {}): Promise<AgentAnswer> {
+    const stream = await this.ask(em, auth, ip, agentId, input, opts);
     for await (const event of stream.events) if (event.type === AnswerEventType.endpoint_response) return event.response!;
     throw new AppError('INTERNAL', 'The answer ended without its response.');
   }
 
   /**
    * Checks and prepares an answer; the returned stream produces it.
-   * `origin`: the `Origin` of a browser's request, held to the agent's allowedOrigins.
    * Throws UNAUTHENTICATED (no credentials for a private or unknown agent), NOT_FOUND (agent, or a conversation of another agent), FORBIDDEN (origin), RATE_LIMITED, PAYMENT_REQUIRED, BAD_USER_INPUT.
    */
-  async ask(em: Em, auth: Auth, ip: string, agentId: string, input: AgentQueryInput, origin?: string): Promise<AnswerStream> {
-    const agent = await this.agents.getToUse(em, auth, agentId, origin);
+  async ask(em: Em, auth: Auth, ip: string, agentId: string, input: AgentQueryInput, opts: AskOptions = {}): Promise<AnswerStream> {
+    const agent = await this.agents.getToUse(em, auth, agentId, opts.origin);
     const anonymousVisitor = isOutsider(auth, agent);
     const visitorId = input.visitorId?.trim() || newId();
 
@@ -64,27 +75,29 @@ export class AnswerService {
       await this.limits.admitVisitor(em, { scope: agent.id, visitorId, ip, what: 'questions' });
     }
 
-    const conversation = await this.conversations.open(em, { organizationId: agent.organization.id, agentId: agent.id, channel: 'api' }, input.conversationId, visitorId);
+    const conversation = await this.conversations.open(em, { organizationId: agent.organization.id, agentId: agent.id, channel: opts.channel ?? 'api' }, input.conversationId, visitorId);
+    // Given history belongs to a new conversation only: a continued one has its own, stored.
+    const given = conversation.isNew ? (opts.history ?? []) : [];
     const organizationId = agent.organization.id;
     const period = await this.limits.queries.reserve(em, organizationId);
     const found: Found = { fragments: [], usage: null };
     // Only what was said is kept; a turn that kept nothing gives its query back.
     const giveBack = () => this.limits.queries.refund(em, organizationId, period);
     const events = turnStream(
-      (turn) => this.produce(em, agent, conversation, input, turn, found),
-      (said) => (said ? this.persist(em, conversation, input.query, said, found, { incomplete: true }).catch(giveBack) : giveBack()),
+      (turn) => this.produce(em, agent, conversation, input, turn, found, given),
+      (said) => (said ? this.persist(em, conversation, given, input.query, said, found, { incomplete: true }).catch(giveBack) : giveBack()),
     );
     return { conversationId: conversation.id, visitorId: conversation.visitorId, events };
   }
 
   /** The answer's events; `found` keeps what a partial answer is stored with. */
-  private async *produce(em: Em, agent: Agent, conversation: ConversationRef, input: AgentQueryInput, turn: TurnControl, found: Found): AsyncGenerator<AnswerEvent> {
+  private async *produce(em: Em, agent: Agent, conversation: ConversationRef, input: AgentQueryInput, turn: TurnControl, found: Found, given: Said[]): AsyncGenerator<AnswerEvent> {
     const { signal } = turn;
     try {
       const datastores = await this.agents.linkedDatastores(em, agent);
       found.fragments = datastores.length ? await this.retrieval.search(em, datastores, { query: input.query, topK: SOURCES_FOR_ANSWER, filters: input.filters }, signal) : [];
       if (this.chat) {
-        const history = await this.conversations.history(em, conversation, HISTORY_MESSAGES);
+        const history = given.length ? given.slice(-HISTORY_MESSAGES) : await this.conversations.history(em, conversation, HISTORY_MESSAGES);
         const turns = buildTurns(agent, input, found.fragments, history);
         const model = this.config.models[input.modelName ?? agent.modelName];
         for await (const chunk of this.chat.stream(turns, {
@@ -107,12 +120,12 @@ export class AnswerService {
           yield { type: AnswerEventType.answer, text: piece };
         }
       }
-      const messageId = await this.persist(em, conversation, input.query, turn.text, found, {});
+      const messageId = await this.persist(em, conversation, given, input.query, turn.text, found, {});
       turn.done();
       this.limits.queries.reserveAhead(em, agent.organization.id); // the next question starts without it
       yield {
         type: AnswerEventType.endpoint_response,
-        response: { answer: turn.text, conversationId: conversation.id, visitorId: conversation.visitorId, sources: found.fragments, messageId },
+        response: { answer: turn.text, conversationId: conversation.id, visitorId: conversation.visitorId, sources: found.fragments, messageId, usage: found.usage },
       };
     } catch (err) {
       if (err instanceof ChatError || err instanceof EmbeddingError) throw new AppError('UPSTREAM_FAILED', err.message, undefined, err);
@@ -120,15 +133,18 @@ export class AnswerService {
     }
   }
 
-  /** Both messages (and a new conversation with them), in one transaction. */
-  private async persist(em: Em, conversation: ConversationRef, question: string, answer: string, found: Found, metadata: Record<string, unknown>): Promise<string> {
-    const [, reply] = await this.conversations.append(em, conversation, [
+  /** Both messages (and a new conversation with them and its given history), in one transaction. */
+  private async persist(em: Em, conversation: ConversationRef, given: Said[], question: string, answer: string, found: Found, metadata: Record<string, unknown>): Promise<string> {
+    const stored = await this.conversations.append(em, conversation, [
+      ...given.map((m) => ({ from: m.from, text: m.text })),
       { from: MessageFrom.human, text: question },
       { from: MessageFrom.agent, text: answer, sources: found.fragments as unknown as Record<string, unknown>[], usage: found.usage as unknown as Record<string, unknown> | null, metadata },
     ]);
-    return reply!.id;
+    return stored.at(-1)!.id;
   }
 }
+
+type Said = { from: MessageFrom; text: string };
 
 /** What an answer was built from so far: stored with it, complete or partial. */
 interface Found {
