@@ -123,7 +123,7 @@ describe('MCP server at /mcp', () => {
     expect((filtered.structuredContent as { fragments: { datasource_id: string }[] }).fragments.map((f) => f.datasource_id)).toEqual([ids.hours]);
   });
 
-  it('without a key: public agents and datastores work; private ones are a tool error that reveals nothing', async () => {
+  it('without a key: public agents and datastores work; private ones are a tool error (credentials needed) that reveals nothing', async () => {
     model.setChatReply(() => 'public answer');
     const client = await connect(null);
     expect((await call(client, 'ask_agent', { agent: '@front-desk', question: 'hi' })).structuredContent).toMatchObject({ answer: 'public answer' });
@@ -132,16 +132,20 @@ describe('MCP server at /mcp', () => {
     const hidden = await call(client, 'ask_agent', { agent: privateAgent, question: 'hi' });
     expect(unknown.isError).toBe(true);
     expect(hidden.isError).toBe(true);
+    // Without a key both ask for credentials alike (interface.md's 401), revealing nothing.
     expect(text(hidden)).toBe(text(unknown));
-    expect(text(hidden)).toMatch(/^NOT_FOUND/);
+    expect(text(hidden)).toMatch(/^UNAUTHENTICATED/);
     expect(hidden.structuredContent).toBeUndefined();
     const store = await call(client, 'search_datastore', { datastore: privateStore, query: 'vault' });
     expect(store.isError).toBe(true);
     expect(text(store)).not.toContain('vault');
     // Listing needs a key.
     expect(text(await call(client, 'list_agents'))).toMatch(/^UNAUTHENTICATED/);
-    // Another organization's key is an outsider too.
-    expect(text(await call(await connect(other.apiKey), 'ask_agent', { agent: privateAgent, question: 'hi' }))).toBe(text(unknown));
+    // Another organization's key is an outsider: a private agent is as unknown to it as one that does not exist.
+    const stranger = await connect(other.apiKey);
+    const strangerUnknown = text(await call(stranger, 'ask_agent', { agent: '@no-such-agent', question: 'hi' }));
+    expect(strangerUnknown).toMatch(/^NOT_FOUND/);
+    expect(text(await call(stranger, 'ask_agent', { agent: privateAgent, question: 'hi' }))).toBe(strangerUnknown);
   });
 
   it('an invalid key is refused with 401 at connect', async () => {

@@ -241,17 +241,24 @@ describe('POST /v1/chat/completions', () => {
     expect(model.requests.length).toBe(chats);
   });
 
-  it('unknown and private agents are 404 for outsiders; another organization can name a public agent', async () => {
-    for (const [key, name] of [
-      [org.apiKey, 'no-such-agent'],
-      [null, privateAgent],
-      [other.apiKey, privateAgent],
-    ] as const) {
-      const err = await client(key)
+  it('unknown and private agents are 404 for other organizations and 401 without a key; another organization can name a public agent', async () => {
+    const ask = (key: string | null, name: string) =>
+      client(key)
         .chat.completions.create({ model: name, messages: [{ role: 'user', content: 'hi' }] })
         .catch((e: unknown) => e);
+    for (const [key, name] of [
+      [org.apiKey, 'no-such-agent'],
+      [other.apiKey, privateAgent],
+    ] as const) {
+      const err = await ask(key, name);
       expect(err).toBeInstanceOf(OpenAI.NotFoundError);
       expect((err as InstanceType<typeof OpenAI.NotFoundError>).type).toBe('not_found_error');
+    }
+    // Without a key, a private agent and an unknown one ask alike for credentials (interface.md's 401).
+    for (const name of [privateAgent, 'no-such-agent']) {
+      const err = await ask(null, name);
+      expect(err).toBeInstanceOf(OpenAI.AuthenticationError);
+      expect((err as InstanceType<typeof OpenAI.AuthenticationError>).type).toBe('authentication_error');
     }
     model.setChatReply(() => 'hello from elsewhere');
     const foreign = await client(org.apiKey).chat.completions.create({ model: '@elsewhere', messages: [{ role: 'user', content: 'hi' }] });
