@@ -452,10 +452,10 @@ describe('access: the agent read rule', () => {
     await expect(plain.process(em(), outsider, publicAgent, input(), { ip: '203.0.113.9' })).resolves.toMatchObject({ success: true });
   });
 
-  it('a private agent answers NOT_FOUND to anyone outside its organization, before reading the input', async () => {
-    for (const auth of [ANONYMOUS, outsider]) {
+  it('a private agent asks an anonymous caller for credentials and is NOT_FOUND to other organizations, before reading the input', async () => {
+    for (const [auth, code] of [[ANONYMOUS, 'UNAUTHENTICATED'], [outsider, 'NOT_FOUND']] as const) {
       const error = await refusal(plain.process(em(), auth, privateAgent, { fileBuffer: '!!!', fileType: 'exe' }));
-      expect(error.code).toBe('NOT_FOUND');
+      expect(error.code).toBe(code);
     }
     await expect(plain.process(em(), member, privateAgent, input())).resolves.toMatchObject({ success: true });
     const missing = await refusal(plain.process(em(), member, '01900000-0000-7000-8000-000000000000', input()));
