@@ -7,6 +7,10 @@ export interface Piece {
   page: number | null;
 }
 
+/** A datastore's chunking unless it says otherwise (docs/evaluation.md: how the size was chosen). */
+export const DEFAULT_CHUNK_SIZE = 1000;
+export const DEFAULT_CHUNK_OVERLAP = 200;
+
 /** Characters per token, roughly, for English text; used for the stored-token estimate. */
 export const CHARS_PER_TOKEN = 4;
 
