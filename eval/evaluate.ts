@@ -162,6 +162,8 @@ export interface Figures {
   thresholds: { threshold: number; unanswerableBelow: number; answerableBelow: number }[];
   seconds: { retrieval: number; answers: number };
   misses: { question: string; answer: string; got: string }[];
+  /** The hybrid top score of every question. */
+  topScores: { question: string; positive: boolean; score: number }[];
 }
 
 const MODES: SearchMode[] = ['hybrid', 'vector', 'text'];
@@ -170,7 +172,7 @@ const THRESHOLDS = [0.3, 0.325, 0.35, 0.375, 0.4, 0.425, 0.45, 0.475, 0.5];
 export async function measure(running: Running, store: EvalStore, questions: EvalQuestion[], opts: { answers?: boolean } = {}): Promise<Figures> {
   const { services, db } = running;
   const answerable = questions.filter((q) => q.answer);
-  const topScores: Record<SearchMode, { positive: boolean; score: number }[]> = { hybrid: [], vector: [], text: [] };
+  const topScores: Record<SearchMode, { positive: boolean; score: number; question: string }[]> = { hybrid: [], vector: [], text: [] };
   const hits: Record<SearchMode, { top1: number; top5: number }> = { hybrid: { top1: 0, top5: 0 }, vector: { top1: 0, top5: 0 }, text: { top1: 0, top5: 0 } };
 
   let started = performance.now();
@@ -178,7 +180,7 @@ export async function measure(running: Running, store: EvalStore, questions: Eva
     const vector = await services.embedder.embedQuery(q.question);
     for (const mode of MODES) {
       const fragments = await services.retrieval.searchByVector(db.orm.em.fork(), [store.datastoreId], q.question, vector, 5, {}, { mode });
-      topScores[mode].push({ positive: q.answer != null, score: fragments[0]?.score ?? 0 });
+      topScores[mode].push({ positive: q.answer != null, score: fragments[0]?.score ?? 0, question: q.question });
       if (!q.answer) continue;
       const holds = fragments.map((f) => store.documentOf.get(f.datasource_name) === q.document && normalize(f.text).includes(normalize(q.answer!)));
       if (holds[0]) hits[mode].top1++;
@@ -205,6 +207,7 @@ export async function measure(running: Running, store: EvalStore, questions: Eva
       const nothing = answer.startsWith(NOTHING_FOUND_ANSWER);
       if (!q.answer) {
         if (nothing) unanswerableNothing++;
+        else misses.push({ question: q.question, answer: '(unanswerable)', got: answer.slice(0, 300) });
         continue;
       }
       lengths.push(answer.length);
@@ -238,6 +241,7 @@ export async function measure(running: Running, store: EvalStore, questions: Eva
     }),
     seconds: { retrieval: retrievalSeconds, answers: (performance.now() - started) / 1000 },
     misses,
+    topScores: topScores.hybrid,
   };
 }
 

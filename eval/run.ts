@@ -59,6 +59,7 @@ try {
         log(`           unanswerable -> "nothing found" ${pct(a.unanswerableNothing)}, answerable -> "nothing found" ${pct(a.answerableNothing)}`);
       }
       log(`  time: retrieval ${f.seconds.retrieval.toFixed(1)} s (3 modes), answers ${f.seconds.answers.toFixed(1)} s`);
+      if (args.misses) for (const t of f.topScores.filter((t) => !t.positive).sort((a, b) => b.score - a.score)) log(`  unanswerable, top score ${t.score.toFixed(3)}: ${t.question}`);
       if (args.misses) for (const m of f.misses) log(`  miss: ${m.question} [${m.answer}] -> ${m.got.replace(/\s+/g, ' ')}`);
     }
   }

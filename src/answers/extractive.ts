@@ -19,7 +19,7 @@ export const QUOTE_NOTE = 'No language model is configured, so this answer quote
  * Below this score (Fragment.score) a fragment is not about the question. Chosen on the
  * evaluation set: see docs/evaluation.md for the trade-off at each threshold.
  */
-export const RELEVANT_SCORE = 0.425;
+export const RELEVANT_SCORE = 0.45;
 /** Sentences embedded per answer: bounds the model's work (a CPU-bound local model answers in ~0.2 s). */
 const MAX_SENTENCES = 48;
 /** A best sentence shorter than this takes the next sentence along, which often holds the detail. */
@@ -32,20 +32,27 @@ const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
 
 interface Sentence {
   text: string;
+  /** The innermost heading above the sentence in its fragment (chunks start with theirs). */
+  heading: string | null;
   fragment: number;
   index: number;
 }
 
-/** A fragment's sentences, whole: lines first (headings and list items carry no full stop), then sentences. */
-export function sentencesOf(text: string): string[] {
-  const out: string[] = [];
+/**
+ * A fragment's sentences, whole, each with the heading it sits under: lines first (headings and
+ * list items carry no full stop), then sentences. Heading lines are context, never quoted.
+ */
+export function sentencesOf(text: string): { text: string; heading: string | null }[] {
+  const out: { text: string; heading: string | null }[] = [];
+  let heading: string | null = null;
   for (const line of text.split(/\n+/)) {
     const trimmed = line.trim();
-    // A heading names a topic and answers nothing.
-    if (!trimmed || /^#{1,6}\s/.test(trimmed)) continue;
+    const h = /^#{1,6}\s+(.+)$/.exec(trimmed);
+    if (h) heading = h[1]!.trim();
+    if (!trimmed || h) continue;
     for (const { segment } of segmenter.segment(trimmed)) {
       const sentence = segment.replace(/\s+/g, ' ').trim();
-      if (/[\p{L}\p{N}]/u.test(sentence)) out.push(sentence);
+      if (/[\p{L}\p{N}]/u.test(sentence)) out.push({ text: sentence, heading });
     }
   }
   return out;
@@ -67,15 +74,17 @@ export async function extractiveAnswer(question: string, fragments: Fragment[], 
 
   const sentences: Sentence[] = [];
   for (const [fragment, f] of relevant.entries()) {
-    for (const [index, text] of sentencesOf(f.text).entries()) sentences.push({ text, fragment, index });
+    for (const [index, { text, heading }] of sentencesOf(f.text).entries()) sentences.push({ text, heading, fragment, index });
   }
   const candidates = sentences.slice(0, MAX_SENTENCES);
   if (!candidates.length) return NOTHING_FOUND_ANSWER;
 
-  const [q, ...vectors] = await embedder.embedDocuments([question, ...candidates.map((s) => s.text)], signal);
+  // A sentence is read with its heading: "Keep warm" tells what "30 minutes" is about.
+  const inContext = (s: Sentence) => (s.heading ? `${s.heading}: ${s.text}` : s.text);
+  const [q, ...vectors] = await embedder.embedDocuments([question, ...candidates.map(inContext)], signal);
   const asked = new Set(contentWords(question));
   const scores = candidates.map((s, i) => {
-    const words = new Set(contentWords(s.text));
+    const words = new Set(contentWords(inContext(s)));
     const shared = [...asked].filter((w) => words.has(w)).length / Math.max(asked.size, 1);
     return dot(q!, vectors[i]!) + shared + 0.1 * relevant[s.fragment]!.score;
   });
@@ -85,19 +94,18 @@ export async function extractiveAnswer(question: string, fragments: Fragment[], 
   let first = best.text;
   const next = sentences.find((s) => s.fragment === best.fragment && s.index === best.index + 1);
   if (first.length < SHORT_SENTENCE && next && first.length + next.text.length < MAX_ANSWER_CHARS) first = `${first} ${next.text}`;
-  const quotes = [{ text: first, fragment: relevant[best.fragment]! }];
+  const quotes = [{ text: first, heading: best.heading, fragment: relevant[best.fragment]! }];
 
   const runnerUp = order.slice(1).find((i) => !first.includes(candidates[i]!.text));
   if (runnerUp != null && scores[runnerUp]! >= scores[order[0]!]! - SECOND_QUOTE_MARGIN && first.length + candidates[runnerUp]!.text.length < MAX_ANSWER_CHARS) {
-    quotes.push({ text: candidates[runnerUp]!.text, fragment: relevant[candidates[runnerUp]!.fragment]! });
+    quotes.push({ text: candidates[runnerUp]!.text, heading: candidates[runnerUp]!.heading, fragment: relevant[candidates[runnerUp]!.fragment]! });
   }
-  const lines = quotes.map((quote) => `"${quote.text}" (${cite(quote.fragment)})`);
+  const lines = quotes.map((quote) => `"${quote.text}" (${cite(quote.fragment, quote.heading)})`);
   return `${lines.join('\n\n')}\n\n${QUOTE_NOTE}`;
 }
 
-function cite(f: Fragment): string {
-  const section = f.section ? `, ${f.section}` : '';
-  return `${f.source}${section}${f.page != null ? `, page ${f.page}` : ''}`;
+function cite(f: Fragment, heading: string | null): string {
+  return `${f.source}${heading ? `, ${heading}` : ''}${f.page != null ? `, page ${f.page}` : ''}`;
 }
 
 function dot(a: number[], b: number[]): number {
