@@ -12,6 +12,7 @@ import { ConversationService } from './conversations/conversation.service.ts';
 import { FormService } from './forms/form.service.ts';
 import { Limits } from './limits/limits.ts';
 import { RetrievalService } from './retrieval/retrieval.service.ts';
+import { createReranker } from './providers/rerank.ts';
 import type { ObjectStorage } from './providers/storage.ts';
 import type { Queue } from './queue/queue.ts';
 import { UniversalService } from './universal/universal.service.ts';
@@ -49,7 +50,7 @@ export interface Parts {
 export async function createServices(config: Config, parts: Parts): Promise<Services> {
   const datastores = new DatastoreService(parts.embedder, parts.storage, parts.bus);
   const agents = new AgentService(datastores, parts.bus);
-  const retrieval = new RetrievalService(parts.embedder, datastores);
+  const retrieval = new RetrievalService(parts.embedder, datastores, createReranker(config));
   const { chat, logger, ...shared } = parts;
   const limits = new Limits(config.rateLimits);
   const conversations = new ConversationService();

@@ -10,9 +10,10 @@ import type { Em } from '../db/orm.ts';
 import { rawQuery } from '../db/raw.ts';
 import { vectorLiteral } from '../db/vector.type.ts';
 import { Datastore } from '../datastores/datastore.entity.ts';
-import { badInput } from '../errors.ts';
+import { AppError, badInput } from '../errors.ts';
 import { isId } from '../ids.ts';
 import type { Embedder } from '../providers/embeddings.ts';
+import { RerankError, type Reranker } from '../providers/rerank.ts';
 import type { DatastoreService } from '../datastores/datastore.service.ts';
 
 export interface Fragment {
@@ -55,15 +56,19 @@ export class RetrievalService {
     /** Public: the extractive answerer scores sentences with the same model. */
     readonly embedder: Embedder,
     private readonly datastores: DatastoreService,
+    private readonly reranker: Reranker | null = null,
   ) {}
 
-  /** A datastore query (public datastores: anyone). Throws NOT_FOUND, BAD_USER_INPUT. */
+  /** A datastore query (public datastores: anyone). Throws NOT_FOUND, BAD_USER_INPUT, UPSTREAM_FAILED (the reranker). */
   async query(em: Em, auth: Auth, datastoreId: string, input: SearchInput): Promise<Fragment[]> {
     const datastore = await this.datastores.getForQuery(em, auth, datastoreId);
     return this.search(em, [datastore], input);
   }
 
-  /** Searches datastores the caller was already allowed to use. Throws BAD_USER_INPUT. */
+  /**
+   * Searches datastores the caller was already allowed to use; with a reranker configured, it
+   * reorders the best candidates before the top K are kept. Throws BAD_USER_INPUT, UPSTREAM_FAILED.
+   */
   async search(em: Em, datastores: Datastore[], input: SearchInput, signal?: AbortSignal): Promise<Fragment[]> {
     const topK = input.topK ?? TOP_K_DEFAULT;
     if (!Number.isInteger(topK) || topK < 1 || topK > TOP_K_MAX) {
@@ -80,7 +85,16 @@ export class RetrievalService {
     const usable = datastores.filter((d) => d.embeddingDimension === this.embedder.dimension);
     if (!usable.length) return [];
     const vector = await this.embedder.embedQuery(query, signal);
-    return this.searchByVector(em, usable.map((d) => d.id), query, vector, topK, filters, { minScore });
+    const ids = usable.map((d) => d.id);
+    if (!this.reranker) return this.searchByVector(em, ids, query, vector, topK, filters, { minScore });
+    // The reranker chooses among more candidates than it returns.
+    const pool = await this.searchByVector(em, ids, query, vector, Math.min(Math.max(topK * 4, 20), TOP_K_MAX), filters, { minScore });
+    try {
+      return (await this.reranker.rerank(query, pool.map((f) => f.text), topK, signal)).map((i) => pool[i]!);
+    } catch (err) {
+      if (err instanceof RerankError) throw new AppError('UPSTREAM_FAILED', err.message, undefined, err);
+      throw err;
+    }
   }
 
   /** The SQL of a search, with the query vector given (benchmarks time embedding apart). One statement. */
