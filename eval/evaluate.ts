@@ -11,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Running } from '../src/boot.ts';
 import { NOTHING_FOUND_ANSWER } from '../src/answers/extractive.ts';
+import { Datastore } from '../src/datastores/datastore.entity.ts';
 import type { SearchMode } from '../src/retrieval/retrieval.service.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -156,7 +157,8 @@ export interface Figures {
   questions: number;
   answerable: number;
   chunks: number;
-  retrieval: Record<SearchMode, RetrievalFigures>;
+  /** `reranked`: the service's search with the configured reranker (only when one is). */
+  retrieval: Partial<Record<'reranked', RetrievalFigures>> & Record<SearchMode, RetrievalFigures>;
   answers: AnswerFigures | null;
   /** For candidate "nothing found" thresholds on the hybrid top score: the share of each kind of question below it. */
   thresholds: { threshold: number; unanswerableBelow: number; answerableBelow: number }[];
@@ -187,10 +189,29 @@ export async function measure(running: Running, store: EvalStore, questions: Eva
       if (holds.some(Boolean)) hits[mode].top5++;
     }
   }
+  // With a reranker configured, the service's own search (which reranks) is measured too.
+  let reranked: RetrievalFigures | null = null;
+  if (running.config.rerank) {
+    const em = db.orm.em.fork();
+    const datastore = await em.findOneOrFail(Datastore, store.datastoreId);
+    const points: { positive: boolean; score: number }[] = [];
+    let top1 = 0;
+    let top5 = 0;
+    for (const q of questions) {
+      const fragments = await services.retrieval.search(db.orm.em.fork(), [datastore], { query: q.question, topK: 5 });
+      points.push({ positive: q.answer != null, score: Math.max(0, ...fragments.map((f) => f.score)) });
+      if (!q.answer) continue;
+      const holds = fragments.map((f) => store.documentOf.get(f.datasource_name) === q.document && normalize(f.text).includes(normalize(q.answer!)));
+      if (holds[0]) top1++;
+      if (holds.some(Boolean)) top5++;
+    }
+    reranked = { top1: top1 / answerable.length, top5: top5 / answerable.length, auc: rocAuc(points) };
+  }
   const retrievalSeconds = (performance.now() - started) / 1000;
   const retrieval = Object.fromEntries(
     MODES.map((m) => [m, { top1: hits[m].top1 / answerable.length, top5: hits[m].top5 / answerable.length, auc: rocAuc(topScores[m]) }]),
-  ) as Record<SearchMode, RetrievalFigures>;
+  ) as Record<SearchMode | 'reranked', RetrievalFigures>;
+  if (reranked) retrieval.reranked = reranked;
 
   let answers: AnswerFigures | null = null;
   const misses: Figures['misses'] = [];

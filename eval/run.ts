@@ -6,7 +6,9 @@
  *   npm run eval -- --chunk-sizes 300,500,800 one datastore per size, figures side by side
  *   npm run eval -- --questions 40            a spread sample (what test/evaluation.test.ts runs)
  *   npm run eval -- --no-answers              retrieval only (the answerer embeds sentences: slower)
- *   npm run eval -- --misses                  list the answerable questions the answer missed
+ *   npm run eval -- --misses                  list the questions the answer missed, and the unanswerable ones' top scores
+ *   npm run eval -- --rerank-stand-in         rerank with test/support's local stand-in (shows the plumbing, not a model's
+ *                                             quality); RERANK_URL (+ RERANK_MODEL, RERANK_API_KEY) uses a real endpoint
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +17,7 @@ import { parseArgs } from 'node:util';
 import { start } from '../src/boot.ts';
 import { loadConfig } from '../src/config.ts';
 import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } from '../src/ingestion/chunker.ts';
+import { startRerankTestServer } from '../test/support/rerank-server.ts';
 import { buildStore, checkEvalSet, loadEvalSet, measure, sample, type Figures } from './evaluate.ts';
 
 const { values: args } = parseArgs({
@@ -24,6 +27,7 @@ const { values: args } = parseArgs({
     questions: { type: 'string' },
     'no-answers': { type: 'boolean' },
     misses: { type: 'boolean' },
+    'rerank-stand-in': { type: 'boolean' },
   },
 });
 
@@ -33,9 +37,10 @@ if (problems.length) throw new Error(`The evaluation set has mistakes:\n${proble
 const questions = args.questions ? sample(set.questions, Number(args.questions)) : set.questions;
 const sizes = (args['chunk-sizes'] ?? String(DEFAULT_CHUNK_SIZE)).split(',').map(Number);
 
+const standIn = args['rerank-stand-in'] ? await startRerankTestServer() : null;
 const dataDir = mkdtempSync(path.join(tmpdir(), 'agentbase-eval-'));
 const running = await start(
-  loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, DATABASE_URL: process.env.DATABASE_URL || 'pglite://memory', LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', OPENAI_BASE_URL: '', OPENAI_API_KEY: '' }),
+  loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, DATABASE_URL: process.env.DATABASE_URL || 'pglite://memory', LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', OPENAI_BASE_URL: '', OPENAI_API_KEY: '', ...(standIn ? { RERANK_URL: standIn.url } : {}) }),
 );
 const log = (s = '') => process.stdout.write(`${s}\n`);
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
@@ -65,5 +70,6 @@ try {
   }
 } finally {
   await running.stop();
+  await standIn?.close();
   rmSync(dataDir, { recursive: true, force: true });
 }
