@@ -26,6 +26,8 @@ export interface Config {
   readonly logPretty: boolean | null;
   /** Any OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, LM Studio…); null = embedded defaults. */
   readonly openai: { readonly baseUrl: string; readonly apiKey: string } | null;
+  /** RERANK_URL: a `/rerank` endpoint (Cohere/Jina shape) that reorders search candidates; null = none. */
+  readonly rerank: { readonly url: string; readonly model: string | null; readonly apiKey: string | null } | null;
   /** Recorded on each datastore at creation. `local` = the model shipped in an npm package. */
   readonly embedding: {
     readonly provider: 'local' | 'openai';
@@ -165,6 +167,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: oneOf('LOG_LEVEL', ['debug', 'info', 'warn', 'error', 'silent'] as const, 'info'),
     logPretty: env.LOG_PRETTY ? bool('LOG_PRETTY', false) : null,
     openai: null,
+    rerank: null,
     embedding: { provider: 'local', model: 'universal-sentence-encoder', dimension: 512, batchSize: 64 },
     storage: { kind: 'local', dir: path.join(dataDir, 'files') },
     publicUrl: '',
@@ -204,6 +207,10 @@ export function loadConfig(env: Env = process.env): Config {
       baseUrl: (env.OPENAI_BASE_URL || 'https://api.openai.com/v1').replace(/\/+$/, ''),
       apiKey: env.OPENAI_API_KEY || 'not-needed',
     };
+  }
+  if (env.RERANK_URL) {
+    if (!/^https?:\/\/[^/]+/.test(env.RERANK_URL)) problems.push(`RERANK_URL must be an http(s) URL of a rerank endpoint (got "${env.RERANK_URL}")`);
+    mutable.rerank = { url: env.RERANK_URL, model: env.RERANK_MODEL || null, apiKey: env.RERANK_API_KEY || null };
   }
   if (env.EMBEDDING_MODEL) {
     if (!mutable.openai) problems.push('EMBEDDING_MODEL needs OPENAI_BASE_URL or OPENAI_API_KEY (an OpenAI-compatible endpoint)');

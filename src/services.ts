@@ -12,6 +12,7 @@ import { ConversationService } from './conversations/conversation.service.ts';
 import { FormService } from './forms/form.service.ts';
 import { Limits } from './limits/limits.ts';
 import { RetrievalService } from './retrieval/retrieval.service.ts';
+import { createReranker } from './providers/rerank.ts';
 import type { ObjectStorage } from './providers/storage.ts';
 import type { Queue } from './queue/queue.ts';
 import { UniversalService } from './universal/universal.service.ts';
@@ -51,7 +52,7 @@ export async function createServices(config: Config, parts: Parts): Promise<Serv
   const agents = new AgentService(datastores, parts.bus);
   const { chat, logger, ...shared } = parts;
   const limits = new Limits(config.rateLimits);
-  const retrieval = new RetrievalService(parts.embedder, datastores, limits);
+  const retrieval = new RetrievalService(parts.embedder, datastores, limits, createReranker(config));
   const conversations = new ConversationService();
   const services: Services = {
     config,

@@ -5,6 +5,7 @@
  */
 import { createClient } from 'graphql-sse';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { NOTHING_FOUND_ANSWER, QUOTE_NOTE } from '../src/answers/extractive.ts';
 import { currentPeriod, QueryAllowance } from '../src/limits/queries.ts';
 import { gql, http, newOrganization } from './support/client.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
@@ -109,6 +110,27 @@ describe('datastore query (endpoint 4)', () => {
     expect(scores).toEqual([...scores].sort((a, b) => b - a));
     expect(res.body[0].datasource_id).toBe(ids.refunds);
     expect(res.body[0].source).toBe('refunds');
+  });
+
+  it('scores are relevances from 0 to 1 that compare across queries; minScore drops weaker fragments', async () => {
+    const onTopic = (await query(store, { query: 'How long do I have to return a purchase for my money back?', topK: 8 })).body;
+    const offTopic = (await query(store, { query: 'Which composer wrote the opera about a magic flute?', topK: 8 })).body;
+    for (const f of [...onTopic, ...offTopic]) expect(f.score).toBeGreaterThanOrEqual(0), expect(f.score).toBeLessThanOrEqual(1);
+    expect(onTopic[0].datasource_id).toBe(ids.refunds);
+    // A fused rank would give both first fragments about 1: a relevance tells the good match from the poor one.
+    expect(onTopic[0].score).toBeGreaterThan(offTopic[0].score + 0.15);
+    const cut = onTopic[0].score - 0.01;
+    const strong = await query(store, { query: 'How long do I have to return a purchase for my money back?', topK: 8, minScore: cut });
+    expect(strong.status).toBe(200);
+    expect(strong.body.map((f: { datasource_id: string }) => f.datasource_id)).toEqual([ids.refunds]);
+    expect((await query(store, { query: 'Which composer wrote the opera about a magic flute?', minScore: cut })).body).toEqual([]);
+    const graphql = await gql(app.url, `query($id: ID!, $i: DatastoreQueryInput!) { datastoreQuery(id: $id, input: $i) { score } }`, { id: store, i: { query: 'refund', minScore: 0.99 } });
+    expect(graphql.data.datastoreQuery).toEqual([]);
+    for (const minScore of [1.5, -0.1, 'high']) {
+      const bad = await query(store, { query: 'refund', minScore });
+      expect(bad.status, JSON.stringify(minScore)).toBe(400);
+      expect(bad.body.error.code).toBe('BAD_USER_INPUT');
+    }
   });
 
   it('filters by datasource_ids and custom_ids inside the search', async () => {
@@ -519,20 +541,27 @@ describe('the embedded default: no chat model configured', () => {
     const d = await http('POST', `${plain.api}/datasources`, { token: o.apiKey, body: { datastoreId: ds, type: 'text', name: 'hours', text: CORPUS.hours } });
     await waitFor(async () => (await gql(plain.url, `query($id: ID!) { datasource(id: $id) { status } }`, { id: d.body.id }, { token: o.apiKey })).data.datasource.status === 'synched', 60_000);
     const a = (await gql(plain.url, `mutation($d: [ID!]) { createAgent(input: { name: "A", visibility: public, datastoreIds: $d }) { id } }`, { d: [ds] }, { token: o.apiKey })).data.createAgent.id;
-    const res = await ask(a, { query: 'When is support available?' }, null, plain);
+    const res = await ask(a, { query: 'When is the support desk open?' }, null, plain);
     expect(res.status).toBe(200);
-    expect(res.body.answer).toMatch(/^No language model is configured, so here are the passages/);
-    expect(res.body.answer).toContain(CORPUS.hours);
+    // The answer is the quoted sentence itself, whole, then its source and the plain word that it quotes.
+    expect(res.body.answer).toBe(`"${CORPUS.hours}" (hours)\n\n${QUOTE_NOTE}`);
+    // A question the knowledge base knows nothing about quotes nothing.
+    expect((await ask(a, { query: 'What is the capital of France?' }, null, plain)).body.answer).toBe(NOTHING_FOUND_ANSWER);
+    // Streamed, the same answer arrives in pieces.
+    const streamed = await fetch(`${plain.api}/agents/${a}/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'When is the support desk open?', streaming: true }) });
+    const events = await readSse(streamed);
+    expect(events.filter((e) => e.event === 'answer').length).toBeGreaterThan(1);
+    expect(summarize(events).answer).toBe(res.body.answer);
     const empty = (await gql(plain.url, `mutation { createAgent(input: { name: "E", visibility: public }) { id } }`, {}, { token: o.apiKey })).data.createAgent.id;
     expect((await ask(empty, { query: 'anything' }, null, plain)).body.answer).toMatch(/no knowledge to answer from/);
     // The agent's datastores are cached with it: a new link is used by the very next answer, and so is its removal.
     const link = (d: string[]) => gql(plain.url, `mutation($id: ID!, $d: [ID!]) { updateAgent(id: $id, input: { description: "linked", datastoreIds: $d }) { id datastoreIds } }`, { id: empty, d }, { token: o.apiKey });
     const linked = await link([ds]);
     expect(linked.errors, JSON.stringify(linked.errors)).toBeUndefined();
-    expect((await ask(empty, { query: 'When is support available?' }, null, plain)).body.answer).toContain(CORPUS.hours);
+    expect((await ask(empty, { query: 'When is the support desk open?' }, null, plain)).body.answer).toContain(CORPUS.hours);
     const unlinked = await link([]);
     expect(unlinked.data.updateAgent.datastoreIds).toEqual([]);
-    expect((await ask(empty, { query: 'When is support available?' }, null, plain)).body.answer).toMatch(/no knowledge to answer from/);
+    expect((await ask(empty, { query: 'When is the support desk open?' }, null, plain)).body.answer).toMatch(/no knowledge to answer from/);
   }, 90_000);
 
   it('anonymous visitors of a public agent are rate limited (429)', async () => {

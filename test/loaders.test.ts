@@ -157,6 +157,12 @@ describe('loadDocument', () => {
     expect(doc.title).toBe('Letter');
   });
 
+  it('keeps the heading styles of a .docx as Markdown headings, for the chunks below them', async () => {
+    const data = await makeDocx([{ heading: 1, text: 'Handbook' }, { heading: 2, text: 'Leave' }, 'Staff get 25 days a year.', { heading: 2, text: 'Travel' }, 'Trains under four hours.']);
+    const doc = await loadDocument(data, T.docx);
+    expect(doc.text).toBe('# Handbook\n\n## Leave\n\nStaff get 25 days a year.\n\n## Travel\n\nTrains under four hours.');
+  });
+
   it('reads a .pptx in deck order, one page per slide, with speaker notes', async () => {
     const pptx = await makePptx(
       [

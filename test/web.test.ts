@@ -105,6 +105,12 @@ describe('extractMainContent', () => {
     expect(page.text).not.toContain('HOW TIDAL POWER WORKS');
   });
 
+  it('writes headings as Markdown, so chunks can carry the headings above them', () => {
+    const { text } = extractMainContent('<h1>Guide</h1><h2>Pricing</h2><p>Plans cost 4 dollars.</p><h3>Students</h3><p>Half price.</p>', 'https://x.example.com/g');
+    // Readability may demote the page's h1 to h2; the order and nesting below it are kept.
+    expect(text).toMatch(/^#{1,2} Guide\n\n## Pricing\n\nPlans cost 4 dollars\.\n\n### Students\n\nHalf price\.$/);
+  });
+
   it('collects every http(s) link of the original page, absolute and without fragments', () => {
     expect(page.url).toBe('https://news.example.com/energy/tidal?ref=home#top');
     expect(page.links).toEqual([

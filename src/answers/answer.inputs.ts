@@ -34,6 +34,12 @@ export class DatastoreQueryInput {
 
   @Field(() => QueryFilters, { nullable: true })
   filters?: QueryFilters | null;
+
+  @Field(() => Float, { nullable: true, description: 'Only fragments scoring at least this (0 to 1; see QueryResult.score).' })
+  @IsOptional()
+  @Min(0)
+  @Max(1)
+  minScore?: number | null;
 }
 
 @InputType()
@@ -113,7 +119,7 @@ export class QueryResult {
   @Field()
   text!: string;
 
-  @Field(() => Float)
+  @Field(() => Float, { description: 'Relevance from 0 to 1, comparable across queries: the mean of the cosine similarity to the query and the share of its words the fragment contains.' })
   score!: number;
 
   @Field({ description: 'The page URL or the file name.' })

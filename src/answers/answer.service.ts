@@ -115,7 +115,7 @@ export class AnswerService {
           }
         }
       } else {
-        for (const piece of pieces(extractiveAnswer(found.fragments, datastores.length > 0))) {
+        for (const piece of pieces(await extractiveAnswer(input.query, found.fragments, datastores.length > 0, this.retrieval.embedder, signal))) {
           turn.said(piece);
           yield { type: AnswerEventType.answer, text: piece };
         }

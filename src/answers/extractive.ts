@@ -1,23 +1,117 @@
 /**
  * The embedded default answerer, used when no chat model is configured. It is not a language
- * model and says so: it quotes the passages of the knowledge base that best match the question.
+ * model and says so: it answers with the sentence or two of the retrieved fragments that best
+ * answer the question, quoted whole, and cites where they come from.
+ *
+ * Sentences are scored by the same embedding model as the search (the question and every
+ * candidate sentence in one batch) plus the share of the question's words they contain: the
+ * model alone favours sentences on the right topic that do not hold the fact, the words alone
+ * miss paraphrases. Measured on eval/ (docs/evaluation.md).
  */
+import type { Embedder } from '../providers/embeddings.ts';
 import type { Fragment } from '../retrieval/retrieval.service.ts';
-
-const QUOTES = 3;
-const QUOTE_CHARS = 600;
 
 export const NO_DATASTORE_ANSWER = 'This agent has no knowledge to answer from: no datastore is linked to it yet.';
 export const NOTHING_FOUND_ANSWER = 'I found nothing about this in the knowledge base.';
+export const QUOTE_NOTE = 'No language model is configured, so this answer quotes the knowledge base rather than writing one.';
 
-export function extractiveAnswer(fragments: Fragment[], hasKnowledge: boolean): string {
+/**
+ * Below this score (Fragment.score) a fragment is not about the question. Chosen on the
+ * evaluation set: see docs/evaluation.md for the trade-off at each threshold.
+ */
+export const RELEVANT_SCORE = 0.45;
+/** Sentences embedded per answer: bounds the model's work (a CPU-bound local model answers in ~0.2 s). */
+const MAX_SENTENCES = 48;
+/** A best sentence shorter than this takes the next sentence along, which often holds the detail. */
+const SHORT_SENTENCE = 90;
+/** A second quote is added when it scores nearly as well, as long as the answer stays short. */
+const SECOND_QUOTE_MARGIN = 0.05;
+const MAX_ANSWER_CHARS = 450;
+
+const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
+
+interface Sentence {
+  text: string;
+  /** The innermost heading above the sentence in its fragment (chunks start with theirs). */
+  heading: string | null;
+  fragment: number;
+  index: number;
+}
+
+/**
+ * A fragment's sentences, whole, each with the heading it sits under: lines first (headings and
+ * list items carry no full stop), then sentences. Heading lines are context, never quoted.
+ */
+export function sentencesOf(text: string): { text: string; heading: string | null }[] {
+  const out: { text: string; heading: string | null }[] = [];
+  let heading: string | null = null;
+  for (const line of text.split(/\n+/)) {
+    const trimmed = line.trim();
+    const h = /^#{1,6}\s+(.+)$/.exec(trimmed);
+    if (h) heading = h[1]!.trim();
+    if (!trimmed || h) continue;
+    for (const { segment } of segmenter.segment(trimmed)) {
+      const sentence = segment.replace(/\s+/g, ' ').trim();
+      if (/[\p{L}\p{N}]/u.test(sentence)) out.push({ text: sentence, heading });
+    }
+  }
+  return out;
+}
+
+const STOP_WORDS = new Set(
+  'a an and are as at be by can could do does did for from has have how i if in is it its me my of on or our should so that the their there this to was what when where which who why will with would you your'.split(' '),
+);
+
+/** Lower-cased words without stop words, with a plural or verb "s" taken off. */
+export function contentWords(text: string): string[] {
+  return (text.toLowerCase().match(/[\p{L}\p{N}]+(?:[.,'][\p{L}\p{N}]+)*/gu) ?? []).filter((w) => !STOP_WORDS.has(w)).map((w) => (w.length > 3 ? w.replace(/s$/, '') : w));
+}
+
+export async function extractiveAnswer(question: string, fragments: Fragment[], hasKnowledge: boolean, embedder: Embedder, signal?: AbortSignal): Promise<string> {
   if (!hasKnowledge) return NO_DATASTORE_ANSWER;
-  if (!fragments.length) return NOTHING_FOUND_ANSWER;
-  const quotes = fragments.slice(0, QUOTES).map((f, i) => {
-    const text = f.text.length > QUOTE_CHARS ? `${f.text.slice(0, QUOTE_CHARS).replace(/\s+\S*$/, '')}…` : f.text;
-    return `${i + 1}. "${text.replace(/\s+/g, ' ').trim()}" (${f.source}${f.page != null ? `, page ${f.page}` : ''})`;
+  const relevant = fragments.filter((f) => f.score >= RELEVANT_SCORE);
+  if (!relevant.length) return NOTHING_FOUND_ANSWER;
+
+  const sentences: Sentence[] = [];
+  for (const [fragment, f] of relevant.entries()) {
+    for (const [index, { text, heading }] of sentencesOf(f.text).entries()) sentences.push({ text, heading, fragment, index });
+  }
+  const candidates = sentences.slice(0, MAX_SENTENCES);
+  if (!candidates.length) return NOTHING_FOUND_ANSWER;
+
+  // A sentence is read with its heading: "Keep warm" tells what "30 minutes" is about.
+  const inContext = (s: Sentence) => (s.heading ? `${s.heading}: ${s.text}` : s.text);
+  const [q, ...vectors] = await embedder.embedDocuments([question, ...candidates.map(inContext)], signal);
+  const asked = new Set(contentWords(question));
+  const scores = candidates.map((s, i) => {
+    const words = new Set(contentWords(inContext(s)));
+    const shared = [...asked].filter((w) => words.has(w)).length / Math.max(asked.size, 1);
+    return dot(q!, vectors[i]!) + shared + 0.1 * relevant[s.fragment]!.score;
   });
-  return `No language model is configured, so here are the passages of the knowledge base that best match your question:\n\n${quotes.join('\n\n')}`;
+  const order = candidates.map((_, i) => i).sort((a, b) => scores[b]! - scores[a]!);
+
+  const best = candidates[order[0]!]!;
+  let first = best.text;
+  const next = sentences.find((s) => s.fragment === best.fragment && s.index === best.index + 1);
+  if (first.length < SHORT_SENTENCE && next && first.length + next.text.length < MAX_ANSWER_CHARS) first = `${first} ${next.text}`;
+  const quotes = [{ text: first, heading: best.heading, fragment: relevant[best.fragment]! }];
+
+  const runnerUp = order.slice(1).find((i) => !first.includes(candidates[i]!.text));
+  if (runnerUp != null && scores[runnerUp]! >= scores[order[0]!]! - SECOND_QUOTE_MARGIN && first.length + candidates[runnerUp]!.text.length < MAX_ANSWER_CHARS) {
+    quotes.push({ text: candidates[runnerUp]!.text, heading: candidates[runnerUp]!.heading, fragment: relevant[candidates[runnerUp]!.fragment]! });
+  }
+  const lines = quotes.map((quote) => `"${quote.text}" (${cite(quote.fragment, quote.heading)})`);
+  return `${lines.join('\n\n')}\n\n${QUOTE_NOTE}`;
+}
+
+function cite(f: Fragment, heading: string | null): string {
+  return `${f.source}${heading ? `, ${heading}` : ''}${f.page != null ? `, page ${f.page}` : ''}`;
+}
+
+function dot(a: number[], b: number[]): number {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += a[i]! * b[i]!;
+  return sum;
 }
 
 /** Splits text into small pieces (a few words each) so the answer streams like a model's. */

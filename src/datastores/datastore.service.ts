@@ -13,6 +13,7 @@ import type { EventBus } from '../events/bus.ts';
 import { Datastore } from './datastore.entity.ts';
 import type { CreateDatastoreInput, UpdateDatastoreInput } from './datastore.inputs.ts';
 import { assertOriginAllowed, normalizeAllowedOrigins } from '../origins.ts';
+import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } from '../ingestion/chunker.ts';
 
 export const DATASTORE_CHANGED = 'datastore_changed';
 
@@ -148,7 +149,7 @@ function notFoundDatastore(id: string): AppError {
 }
 
 /** Chunk settings apply to documents processed afterwards. Throws BAD_USER_INPUT. */
-function chunking(chunkSize = 1000, chunkOverlap = 200): { chunkSize: number; chunkOverlap: number } {
+function chunking(chunkSize = DEFAULT_CHUNK_SIZE, chunkOverlap = DEFAULT_CHUNK_OVERLAP): { chunkSize: number; chunkOverlap: number } {
   if (chunkOverlap * 2 > chunkSize) throw badInput('chunkOverlap must be at most half of chunkSize.', { field: 'chunkOverlap' });
   return { chunkSize, chunkOverlap };
 }

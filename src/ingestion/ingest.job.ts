@@ -110,7 +110,7 @@ async function processDocument(deps: IngestDeps, ds: Datasource, run: Run, datas
   await storeChunks(
     em,
     { datasourceId: ds.id, datastoreId: datastore.id, customId: ds.customId ?? null, dimension: embedder.dimension },
-    pieces.map((p, i) => ({ ...p, embedding: vectors[i]!, metadata: { ...base, ...(p.page != null ? { page: p.page } : {}) } })),
+    pieces.map((p, i) => ({ ...p, embedding: vectors[i]!, metadata: { ...base, ...(p.page != null ? { page: p.page } : {}), ...(p.section ? { section: p.section } : {}) } })),
     {
       tokenCount: tokens,
       hash: contentHash(hashInput),

@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { magic } from '../files/file-types.ts';
 import { gunzipFile } from '../providers/decompress.ts';
 import { DEFAULT_USER_AGENT } from '../providers/safe-fetch.ts';
+import { markdownHeading } from './loaders/common.ts';
 
 /**
  * Web pages and web sites for ingestion: the readable text of one page, and the list of pages
@@ -45,7 +46,7 @@ const PAGE_CHROME = 'header, footer, [role=banner], [role=contentinfo]';
 const CONTENT_ROOTS = 'article, main, [role=main]';
 const BANNER_PATTERN = /cookie|consent|gdpr|banner/i;
 
-const heading = (selector: string) => ({ selector, options: { uppercase: false } });
+const heading = (selector: string) => ({ selector, format: 'markdownHeading' });
 
 /**
  * One line per table row with cells separated by " | ": rows stay whole for chunking, and no
@@ -62,7 +63,7 @@ const tableCell: FormatCallback = (elem, walk, builder) => {
 
 const toText = compile({
   wordwrap: false,
-  formatters: { tableCell },
+  formatters: { tableCell, markdownHeading },
   selectors: [
     { selector: 'a', options: { ignoreHref: true } },
     { selector: 'img', format: 'skip' },

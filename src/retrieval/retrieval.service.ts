@@ -1,6 +1,7 @@
 /**
- * Hybrid retrieval: pgvector (HNSW, cosine) and PostgreSQL full-text search, fused by
- * reciprocal rank. Filters run inside both SQL searches; pgvector's iterative index scan keeps
+ * Hybrid retrieval: pgvector (HNSW, cosine) and PostgreSQL full-text search each propose
+ * candidates; the union is ranked by one relevance in [0, 1] (Fragment.score), which a caller can
+ * cut with minScore and compare across queries (docs/evaluation.md: how it was chosen). Filters run inside both SQL searches; pgvector's iterative index scan keeps
  * scanning until enough rows pass them, so a filtered query still returns topK rows whenever
  * that many match (settings: VECTOR_SEARCH_SETTINGS in db/vector-index.ts).
  */
@@ -10,21 +11,28 @@ import type { Em } from '../db/orm.ts';
 import { rawQuery } from '../db/raw.ts';
 import { vectorLiteral } from '../db/vector.type.ts';
 import { Datastore } from '../datastores/datastore.entity.ts';
-import { badInput } from '../errors.ts';
+import { AppError, badInput } from '../errors.ts';
 import { isId } from '../ids.ts';
 import type { Embedder } from '../providers/embeddings.ts';
+import { RerankError, type Reranker } from '../providers/rerank.ts';
 import type { DatastoreService } from '../datastores/datastore.service.ts';
 import type { Limits } from '../limits/limits.ts';
 
 export interface Fragment {
   text: string;
-  /** Fused rank score in (0, 1]: 1 = ranked first by both the vector and the text search. */
+  /**
+   * Relevance in [0, 1], comparable across queries: the mean of the cosine similarity of the
+   * fragment to the query and the share of the query's words (stemmed, stop words left out) that
+   * the fragment contains.
+   */
   score: number;
   source: string;
   datasource_id: string;
   datasource_name: string;
   page: number | null;
   custom_id: string | null;
+  /** The headings above the fragment in its document ("Setup > Pairing"), when it has any. */
+  section: string | null;
 }
 
 export interface SearchFilters {
@@ -36,24 +44,29 @@ export interface SearchInput {
   query: string;
   topK?: number | null;
   filters?: SearchFilters | null;
+  /** Drop fragments whose score is below this (0 to 1). */
+  minScore?: number | null;
 }
 
 export const TOP_K_DEFAULT = 5;
 export const TOP_K_MAX = 100;
-/** The usual constant of reciprocal rank fusion: damps the weight of the very first ranks. */
-const RRF_K = 60;
+/** Fragment.score, in SQL over the candidates' cosine similarity and word coverage. */
+const RELEVANCE = 'least(1, (s.cos + s.words) / 2)';
 
 export class RetrievalService {
   constructor(
-    private readonly embedder: Embedder,
+    /** Public: the extractive answerer scores sentences with the same model. */
+    readonly embedder: Embedder,
     private readonly datastores: DatastoreService,
     private readonly limits: Limits,
+    private readonly reranker: Reranker | null = null,
   ) {}
 
   /**
    * A datastore query (public datastores: anyone; `origin` as in getForQuery). Outsiders (anonymous
    * callers and other organizations) spend their address's budget, as anonymous questions do: each
-   * query costs an embedding. Throws NOT_FOUND, FORBIDDEN, RATE_LIMITED, BAD_USER_INPUT.
+   * query costs an embedding. Throws NOT_FOUND, FORBIDDEN, RATE_LIMITED, BAD_USER_INPUT,
+   * UPSTREAM_FAILED (the reranker).
    */
   async query(em: Em, auth: Auth, ip: string, datastoreId: string, input: SearchInput, origin?: string): Promise<Fragment[]> {
     const datastore = await this.datastores.getForQuery(em, auth, datastoreId, origin);
@@ -61,7 +74,10 @@ export class RetrievalService {
     return this.search(em, [datastore], input);
   }
 
-  /** Searches datastores the caller was already allowed to use. Throws BAD_USER_INPUT. */
+  /**
+   * Searches datastores the caller was already allowed to use; with a reranker configured, it
+   * reorders the best candidates before the top K are kept. Throws BAD_USER_INPUT, UPSTREAM_FAILED.
+   */
   async search(em: Em, datastores: Datastore[], input: SearchInput, signal?: AbortSignal): Promise<Fragment[]> {
     const topK = input.topK ?? TOP_K_DEFAULT;
     if (!Number.isInteger(topK) || topK < 1 || topK > TOP_K_MAX) {
@@ -71,18 +87,40 @@ export class RetrievalService {
     if (!query) throw badInput('query must not be empty.', { field: 'query' });
     if (query.length > 10_000) throw badInput('query must be at most 10,000 characters.', { field: 'query' });
     const filters = checkFilters(input.filters);
+    const minScore = input.minScore ?? null;
+    if (minScore != null && !(typeof minScore === 'number' && minScore >= 0 && minScore <= 1)) {
+      throw badInput('minScore must be a number from 0 to 1.', { field: 'minScore' });
+    }
     const usable = datastores.filter((d) => d.embeddingDimension === this.embedder.dimension);
     if (!usable.length) return [];
     const vector = await this.embedder.embedQuery(query, signal);
-    return this.searchByVector(em, usable.map((d) => d.id), query, vector, topK, filters);
+    const ids = usable.map((d) => d.id);
+    if (!this.reranker) return this.searchByVector(em, ids, query, vector, topK, filters, { minScore });
+    // The reranker chooses among more candidates than it returns.
+    const pool = await this.searchByVector(em, ids, query, vector, Math.min(Math.max(topK * 4, 20), TOP_K_MAX), filters, { minScore });
+    try {
+      return (await this.reranker.rerank(query, pool.map((f) => f.text), topK, signal)).map((i) => pool[i]!);
+    } catch (err) {
+      if (err instanceof RerankError) throw new AppError('UPSTREAM_FAILED', err.message, undefined, err);
+      throw err;
+    }
   }
 
   /** The SQL of a search, with the query vector given (benchmarks time embedding apart). One statement. */
-  async searchByVector(em: Em, datastoreIds: string[], query: string, vector: number[], topK: number, filters: SearchFilters = {}): Promise<Fragment[]> {
-    const { sql, params } = searchSql(datastoreIds, query, vector, topK, filters);
+  async searchByVector(em: Em, datastoreIds: string[], query: string, vector: number[], topK: number, filters: SearchFilters = {}, opts: SearchOptions = {}): Promise<Fragment[]> {
+    const { sql, params } = searchSql(datastoreIds, query, vector, topK, filters, opts);
     const rows = await rawQuery<Fragment & { score: string | number }>(em, sql, params);
     return rows.map((r) => ({ ...r, score: Number(r.score) }));
   }
+}
+
+/** Which halves of the search rank the candidates: both (the service), or one alone (the evaluation compares them). */
+export type SearchMode = 'hybrid' | 'vector' | 'text';
+
+export interface SearchOptions {
+  /** Fragments whose score is below this are dropped (0-1). */
+  minScore?: number | null;
+  mode?: SearchMode;
 }
 
 /**
@@ -94,16 +132,20 @@ export class RetrievalService {
  * index (the search becomes an exact scan of every chunk). The vector search comes first and
  * uses $1-$5 only, so it can be run alone (benchmarks measure its recall against exact search).
  */
-export function searchSql(datastoreIds: string[], query: string, vector: number[], topK: number, filters: SearchFilters = {}) {
+export function searchSql(datastoreIds: string[], query: string, vector: number[], topK: number, filters: SearchFilters = {}, opts: SearchOptions = {}) {
   const dim = vector.length;
+  const mode = opts.mode ?? 'hybrid';
   // Candidates per search: enough for the fusion to matter, bounded for speed.
   const candidates = Math.min(Math.max(topK * 4, 50), 400);
   const filter = `c.datastore_id = any($2::uuid[])
       and ($3::uuid[] is null or c.datasource_id = any($3::uuid[]))
       and ($4::text[] is null or c.custom_id = any($4::text[]))`;
+  // Hybrid ranks by the relevance itself, so fragments come back in descending score; each half
+  // alone (for the evaluation) keeps its own order.
+  const rank = mode === 'hybrid' ? RELEVANCE : mode === 'vector' ? 's.cos' : '-s.tr';
   const sql = `
     with vec as (
-      select id, row_number() over (order by d, id) as r
+      select id, d, row_number() over (order by d, id) as r
       from (
         select c.id, c.embedding::vector(${dim}) <=> $1::vector(${dim}) as d
         from chunks c
@@ -112,36 +154,45 @@ export function searchSql(datastoreIds: string[], query: string, vector: number[
         limit $5
       ) nearest
     ),
+    q as (select to_tsquery('english', replace(plainto_tsquery('english', $6)::text, ' & ', ' | ')) as tq,
+                 tsvector_to_array(to_tsvector('english', $6)) as words),
     fts as (
       select c.id, row_number() over (order by ts_rank_cd(c.tsv, q.tq) desc, c.id) as r
-      from chunks c,
-           (select to_tsquery('english', replace(plainto_tsquery('english', $6)::text, ' & ', ' | ')) as tq) q
+      from chunks c, q
       where c.tsv @@ q.tq and ${filter}
       order by ts_rank_cd(c.tsv, q.tq) desc, c.id
-      limit $5
+      limit $8
     ),
-    fused as (
-      select coalesce(vec.id, fts.id) as id,
-             (coalesce(1.0 / (${RRF_K} + vec.r), 0) + coalesce(1.0 / (${RRF_K} + fts.r), 0)) / (2.0 / (${RRF_K} + 1)) as score,
-             coalesce(vec.r, 1000000) as vr
+    candidates as (
+      select coalesce(vec.id, fts.id) as id, vec.d, coalesce(vec.r, 1000000) as vr, coalesce(fts.r, 1000000) as tr
       from vec full outer join fts on fts.id = vec.id
-    )
-    select c.text, round(f.score::numeric, 6) as score,
+    ),
+    scored as (
+      select f.id, f.vr, f.tr,
+             greatest(0, 1 - coalesce(f.d, c.embedding::vector(${dim}) <=> $1::vector(${dim}))) as cos,
+             (select count(*) from unnest(c.tsv) u where u.lexeme = any(q.words))::float8 / greatest(cardinality(q.words), 1) as words
+      from candidates f join chunks c on c.id = f.id, q
+    ),
+    ranked as (select s.*, ${RELEVANCE} as relevance, ${rank} as rank from scored s)
+    select c.text, round(f.relevance::numeric, 6) as score,
            coalesce(c.metadata->>'source', d.name) as source,
-           c.datasource_id, d.name as datasource_name, c.page, c.custom_id
-    from fused f
+           c.datasource_id, d.name as datasource_name, c.page, c.custom_id, c.metadata->>'section' as section
+    from ranked f
     join chunks c on c.id = f.id
     join datasources d on d.id = c.datasource_id
-    order by f.score desc, f.vr asc
+    where ($9::float8 is null or f.relevance >= $9::float8)
+    order by f.rank desc, f.vr asc
     limit $7`;
   const params = [
     vectorLiteral(vector),
     datastoreIds,
     filters.datasource_ids?.length ? filters.datasource_ids : null,
     filters.custom_ids?.length ? filters.custom_ids : null,
-    candidates,
+    mode === 'text' ? 0 : candidates,
     query,
     topK,
+    mode === 'vector' ? 0 : candidates,
+    opts.minScore ?? null,
   ];
   return { sql, params };
 }

@@ -77,13 +77,16 @@ function rels(list: [id: string, type: string, target: string][]): string {
 
 const REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
 
-export async function makeDocx(paragraphs: string[], title?: string): Promise<Buffer> {
+/** Paragraphs of text; `{ heading: n, text }` is a paragraph in Word's built-in "Heading n" style. */
+export async function makeDocx(paragraphs: (string | { heading: number; text: string })[], title?: string): Promise<Buffer> {
   const zip = new JSZip();
+  const levels = [...new Set(paragraphs.flatMap((p) => (typeof p === 'string' ? [] : [p.heading])))];
   zip.file(
     '[Content_Types].xml',
     contentTypes({
       '/word/document.xml': 'application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml',
       '/docProps/core.xml': 'application/vnd.openxmlformats-package.core-properties+xml',
+      ...(levels.length ? { '/word/styles.xml': 'application/vnd.openxmlformats-officedocument.wordprocessingml.styles+xml' } : {}),
     }),
   );
   zip.file(
@@ -93,11 +96,20 @@ export async function makeDocx(paragraphs: string[], title?: string): Promise<Bu
       ['rId2', 'http://schemas.openxmlformats.org/package/2006/relationships/metadata/core-properties', 'docProps/core.xml'],
     ]),
   );
-  const body = paragraphs.map((p) => `<w:p><w:r><w:t xml:space="preserve">${p}</w:t></w:r></w:p>`).join('');
-  zip.file(
-    'word/document.xml',
-    `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>${body}</w:body></w:document>`,
-  );
+  const W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"';
+  if (levels.length) {
+    zip.file('word/_rels/document.xml.rels', rels([['rId1', `${REL}/styles`, 'styles.xml']]));
+    const styles = levels.map((n) => `<w:style w:type="paragraph" w:styleId="Heading${n}"><w:name w:val="heading ${n}"/></w:style>`).join('');
+    zip.file('word/styles.xml', `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:styles ${W}>${styles}</w:styles>`);
+  }
+  const body = paragraphs
+    .map((p) =>
+      typeof p === 'string'
+        ? `<w:p><w:r><w:t xml:space="preserve">${p}</w:t></w:r></w:p>`
+        : `<w:p><w:pPr><w:pStyle w:val="Heading${p.heading}"/></w:pPr><w:r><w:t xml:space="preserve">${p.text}</w:t></w:r></w:p>`,
+    )
+    .join('');
+  zip.file('word/document.xml', `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document ${W}><w:body>${body}</w:body></w:document>`);
   if (title) zip.file('docProps/core.xml', `<cp:coreProperties ${CORE_NS}><dc:title>${title}</dc:title></cp:coreProperties>`);
   return zip.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE' });
 }

@@ -1,3 +1,4 @@
+import type { FormatCallback } from 'html-to-text';
 import { LoaderError } from './errors.ts';
 
 export function tooMuchText(max: number): LoaderError {
@@ -107,3 +108,15 @@ export function renderRows(rows: readonly (readonly string[])[], budget: TextBud
   }
   return lines;
 }
+
+/**
+ * An html-to-text formatter writing h1-h6 as Markdown headings ("## Pricing"): the chunker starts
+ * every chunk with the headings above it (ingestion/chunker.ts), so a document's structure
+ * reaches each chunk's text and citation. Web pages and Word documents use it.
+ */
+export const markdownHeading: FormatCallback = (elem, walk, builder) => {
+  builder.openBlock({ leadingLineBreaks: 2 });
+  builder.addLiteral(`${'#'.repeat(Number(elem.name?.slice(1)) || 1)} `);
+  walk(elem.children, builder);
+  builder.closeBlock({ trailingLineBreaks: 2 });
+};

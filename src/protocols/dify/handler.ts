@@ -80,10 +80,10 @@ export function createDifyHandler(opts: ProtocolOptions): ProtocolHandler {
     const datastore = await ctx.services.datastores.getForQuery(ctx.em, ctx.auth, request.knowledgeId, ctx.origin);
     const plan = request.condition ? await narrow(ctx, datastore.id, request) : { topK: request.topK, filters: {}, facts: null };
     if (!plan) return sendJson(res, 200, { records: [] });
-    const fragments = await ctx.services.retrieval.query(ctx.em, ctx.auth, ctx.ip, datastore.id, { query: request.query, topK: plan.topK, filters: plan.filters }, ctx.origin);
+    const fragments = await ctx.services.retrieval.query(ctx.em, ctx.auth, ctx.ip, datastore.id, { query: request.query, topK: plan.topK, filters: plan.filters, minScore: request.scoreThreshold || null }, ctx.origin);
     const facts = plan.facts ?? (fragments.length ? await documentFacts(ctx.em, datastore.id, [...new Set(fragments.map((f) => f.datasource_id))]) : new Map<string, DocumentFacts>());
+    // score_threshold is the query's minScore: the search itself leaves weaker fragments out.
     const records = fragments
-      .filter((f) => f.score >= request.scoreThreshold)
       .map((f) => ({ content: f.text, score: f.score, title: f.datasource_name, metadata: metadataOf(f, facts.get(f.datasource_id)) }))
       .filter((r) => !request.condition || matches(request.condition, r.metadata))
       .slice(0, request.topK);
