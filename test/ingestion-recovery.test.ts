@@ -7,10 +7,8 @@
  * on PostgreSQL (TEST_DATABASE_URL); on the embedded PGlite, which one process owns, the same
  * scenario runs in one process with the first attempt dying after chunking.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,17 +18,15 @@ import { gql, http as call, newOrganization } from './support/client.ts';
 import { chunks, createDatastore, datasource, settled, sql, upload } from './support/ingest.ts';
 import { startOpenAiTestServer, type OpenAiTestServer } from './support/openai-server.ts';
 import { MIME, makePdf } from './support/samples.ts';
+import { connects, freePort, groupAlive, killAll, root, signal, spawnMain, spawnService } from './support/process.ts';
 import { waitFor } from './support/wait.ts';
 
-const root = path.resolve(import.meta.dirname, '..');
-const NODE = path.join(root, 'node_modules', '.bin', 'node');
 const ON_POSTGRES = !!process.env.TEST_DATABASE_URL;
 
 /** Jobs of a dead worker are retried within ~10 s (heartbeat) + 1 s (supervision) + 1-2 s (retry delay). */
 const FAST_RECOVERY = { JOB_HEARTBEAT_SECONDS: '10', QUEUE_SUPERVISE_SECONDS: '1', JOB_RETRY_DELAY_SECONDS: '1' };
 
 const apps: TestApp[] = [];
-const children = new Set<ChildProcess>();
 
 async function app(env: Record<string, string> = {}): Promise<TestApp> {
   const started = await startTestApp(env);
@@ -38,99 +34,10 @@ async function app(env: Record<string, string> = {}): Promise<TestApp> {
   return started;
 }
 
-/** Signals a process, or its whole group (npm, its shell and node) when it was started as one. */
-function signal(child: ChildProcess, sig: NodeJS.Signals) {
-  try {
-    if (groups.has(child)) process.kill(-child.pid!, sig);
-    else child.kill(sig);
-  } catch {
-    /* already gone */
-  }
-}
-
-const groups = new Set<ChildProcess>();
-
-/** Whether any process of the group started with `child` is still alive. */
-const groupAlive = (child: ChildProcess) => {
-  try {
-    process.kill(-child.pid!, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 afterAll(async () => {
-  for (const child of children) signal(child, 'SIGKILL');
+  killAll();
   await Promise.all(apps.map((a) => a.close()));
 });
-
-// ---- a process of the service, as `npm start` / `npm run worker` run it ----
-
-interface ServiceProcess {
-  child: ChildProcess;
-  logs: () => Record<string, any>[];
-  waitForLog(msg: string, ms?: number): Promise<Record<string, any>>;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-function spawnService(command: string, args: string[], env: Record<string, string>, opts: { group?: boolean } = {}): ServiceProcess {
-  const child = spawn(command, args, {
-    cwd: root,
-    env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'info', HOST: '127.0.0.1', ...env },
-    detached: opts.group ?? false,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  if (opts.group) groups.add(child);
-  let buffer = '';
-  const lines: Record<string, any>[] = [];
-  child.stdout!.resume();
-  child.stderr!.on('data', (d: Buffer) => {
-    buffer += d.toString();
-    let nl: number;
-    while ((nl = buffer.indexOf('\n')) >= 0) {
-      const line = buffer.slice(0, nl);
-      buffer = buffer.slice(nl + 1);
-      try {
-        lines.push(JSON.parse(line));
-      } catch {
-        lines.push({ msg: '(not json)', line });
-      }
-    }
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  return {
-    child,
-    logs: () => lines,
-    exited,
-    waitForLog: (msg, ms = 30_000) =>
-      Promise.race([
-        waitFor(async () => lines.find((l) => l.msg === msg), ms, `log "${msg}"`),
-        exited.then(({ code, signal }) => {
-          throw new Error(`process exited (${code ?? signal}) before logging "${msg}": ${JSON.stringify(lines)}`);
-        }),
-      ]),
-  };
-}
-
-/** `node src/main.ts`, exactly as the npm scripts run it, with the Node of the devDependency. */
-const spawnMain = (env: Record<string, string>) => spawnService(NODE, ['--enable-source-maps', '--import', '@swc-node/register/esm-register', 'src/main.ts'], env);
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((r) => server.close(r));
-  return port;
-}
-
-const connects = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => (socket.destroy(), resolve(true)));
-    socket.once('error', () => resolve(false));
-  });
 
 const createText = (a: TestApp, token: string, datastoreId: string, name: string, text: string) =>
   call('POST', `${a.api}/datasources`, { token, body: { datastoreId, type: 'text', name, text } });
