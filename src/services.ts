@@ -52,7 +52,7 @@ export async function createServices(config: Config, parts: Parts): Promise<Serv
   const agents = new AgentService(datastores, parts.bus);
   const { chat, logger, ...shared } = parts;
   const limits = new Limits(config.rateLimits);
-  const retrieval = new RetrievalService(parts.embedder, datastores, limits, createReranker(config));
+  const retrieval = new RetrievalService(parts.embedder, datastores, limits, createReranker(config, logger));
   const conversations = new ConversationService();
   const services: Services = {
     config,

@@ -6,35 +6,14 @@
 import { spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installProcessGuard } from '../src/http/process-guard.ts';
-import { createLogger, withLogContext } from '../src/logger.ts';
+import { withLogContext } from '../src/logger.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
+import { memoryLog } from './support/log.ts';
 import { makeWav } from './support/media.ts';
 import { gql, http, newOrganization } from './support/client.ts';
 import { startOpenAiTestServer, type OpenAiTestServer } from './support/openai-server.ts';
-
-/** A log that writes JSON lines into memory. */
-function memoryLog(level: 'debug' | 'info' = 'debug') {
-  let text = '';
-  const destination = new Writable({
-    write(chunk, _enc, done) {
-      text += chunk;
-      done();
-    },
-  });
-  const logger = createLogger(level, { destination });
-  return {
-    logger,
-    text: () => text,
-    lines: () =>
-      text
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as Record<string, any>),
-  };
-}
 
 let model: OpenAiTestServer;
 let app: TestApp;

@@ -79,7 +79,7 @@ describe('MCP server at /mcp', () => {
     expect(ask.inputSchema.required?.sort()).toEqual(['agent', 'question']);
     expect(Object.keys(ask.inputSchema.properties!).sort()).toEqual(['agent', 'conversation_id', 'question']);
     const search = tools.find((t) => t.name === 'search_datastore')!;
-    expect(Object.keys(search.inputSchema.properties!).sort()).toEqual(['datastore', 'filters', 'query', 'topK']);
+    expect(Object.keys(search.inputSchema.properties!).sort()).toEqual(['datastore', 'filters', 'minScore', 'query', 'topK']);
   });
 
   it('list_agents and list_datastores: the key\'s organization, as text and structuredContent', async () => {
@@ -121,6 +121,12 @@ describe('MCP server at /mcp', () => {
     expect(fragments[0]!.score).toBeGreaterThan(0);
     const filtered = await call(client, 'search_datastore', { datastore: publicStore, query: 'refund of a purchase', filters: { custom_ids: ['b'] } });
     expect((filtered.structuredContent as { fragments: { datasource_id: string }[] }).fragments.map((f) => f.datasource_id)).toEqual([ids.hours]);
+    // minScore cuts as REST's does: above the best fragment's score, nothing is left.
+    const best = fragments[0]!.score;
+    const cut = await call(client, 'search_datastore', { datastore: publicStore, query: 'refund of a purchase', minScore: Math.min(1, best + 0.001) });
+    expect((cut.structuredContent as { fragments: unknown[] }).fragments).toEqual([]);
+    const kept = await call(client, 'search_datastore', { datastore: publicStore, query: 'refund of a purchase', minScore: best });
+    expect((kept.structuredContent as { fragments: { datasource_id: string }[] }).fragments[0]!.datasource_id).toBe(ids.refunds);
   });
 
   it('without a key: public agents and datastores work; private ones are a tool error (credentials needed) that reveals nothing', async () => {

@@ -6,11 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http, newOrganization } from './support/client.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { createDatastore, settled } from './support/ingest.ts';
+import { memoryLog } from './support/log.ts';
 import { startRerankTestServer, type RerankTestServer } from './support/rerank-server.ts';
 
 let reranker: RerankTestServer;
 let app: TestApp;
 let key: string;
+const log = memoryLog('info');
 let store: string;
 
 const NOTES = [
@@ -22,7 +24,7 @@ const NOTES = [
 
 beforeAll(async () => {
   reranker = await startRerankTestServer();
-  app = await startTestApp({ RERANK_URL: reranker.url, RERANK_MODEL: 'rerank-test-1', RERANK_API_KEY: 'rerank-key' });
+  app = await startTestApp({ RERANK_URL: reranker.url, RERANK_MODEL: 'rerank-test-1', RERANK_API_KEY: 'rerank-key' }, { logger: log.logger });
   key = (await newOrganization(app.url, 'Rerank')).apiKey;
   store = await createDatastore(app, key);
   for (const [i, text] of NOTES.entries()) {
@@ -68,13 +70,16 @@ describe('reranking with RERANK_URL', () => {
     expect(reranker.requests.length).toBe(before);
   });
 
-  it('a failing rerank endpoint is a 502 UPSTREAM_FAILED JSON error', async () => {
+  it('a failing rerank endpoint is a 502 UPSTREAM_FAILED JSON error, logged as a model endpoint failure', async () => {
     reranker.failWith(500);
     try {
-      const res = await query({ query: 'When does the museum open?' });
+      const res = await http('POST', `${app.api}/datastores/${store}/query`, { token: key, body: { query: 'When does the museum open?' }, headers: { 'x-request-id': 'rerank-fails' } });
       expect(res.status).toBe(502);
       expect(res.body.error.code).toBe('UPSTREAM_FAILED');
       expect(res.body.error.message).toMatch(/rerank endpoint answered 500/);
+      const failure = log.lines().find((l) => l.msg === 'model endpoint failed' && l.requestId === 'rerank-fails');
+      expect(failure).toMatchObject({ level: 'warn', endpoint: 'rerank', model: 'rerank-test-1', status: 500 });
+      expect(failure!.latencyMs).toBeGreaterThanOrEqual(0);
     } finally {
       reranker.failWith(null);
     }

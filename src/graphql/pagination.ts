@@ -41,6 +41,18 @@ export function pageArgs(first: number, after?: string | null): { first: number;
   return { first, after: after ?? null };
 }
 
+/** Every page of a listing, as a client of the connection would read them one by one (bounded by the listing's own limits). */
+export async function allPages<T>(page: (after: string | null) => Promise<Page<T>>): Promise<T[]> {
+  const out: T[] = [];
+  let after: string | null = null;
+  for (;;) {
+    const { nodes, pageInfo } = await page(after);
+    out.push(...nodes);
+    if (!pageInfo.hasNextPage) return out;
+    after = pageInfo.endCursor;
+  }
+}
+
 /** Rows were fetched with limit first + 1 (ids are time-ordered, so id order is creation order). */
 export function toPage<T extends { id: string }>(rows: T[], first: number): Page<T> {
   const nodes = rows.slice(0, first);

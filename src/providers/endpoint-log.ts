@@ -1,7 +1,7 @@
 import type { Logger } from '../logger.ts';
 
 export interface EndpointFailure {
-  /** Which model endpoint: chat, embeddings, transcription. */
+  /** Which model endpoint: chat, embeddings, transcription, rerank. */
   endpoint: string;
   model: string;
   /** The HTTP status it answered; null when it did not answer. */

@@ -180,7 +180,8 @@ export function searchSql(datastoreIds: string[], query: string, vector: number[
     from ranked f
     join chunks c on c.id = f.id
     join datasources d on d.id = c.datasource_id
-    where ($9::float8 is null or f.relevance >= $9::float8)
+    -- The cut compares the score as the caller reads it (rounded): minScore = a score it was shown keeps that fragment.
+    where ($9::float8 is null or round(f.relevance::numeric, 6) >= $9::numeric)
     order by f.rank desc, f.vr asc
     limit $7`;
   const params = [

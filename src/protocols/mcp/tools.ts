@@ -11,13 +11,13 @@ import { AgentQueryInput } from '../../answers/answer.inputs.ts';
 import type { Context } from '../../graphql/context.ts';
 import { normalizeError } from '../../graphql/errors.ts';
 import { assertStorableText } from '../../graphql/text-guard.ts';
-import { MAX_PAGE, type Page } from '../../graphql/pagination.ts';
+import { allPages, MAX_PAGE } from '../../graphql/pagination.ts';
 import { validatedInput } from '../../graphql/validate.ts';
 import { TOP_K_MAX, type Fragment } from '../../retrieval/retrieval.service.ts';
 
 const fragment = z.object({
   text: z.string(),
-  score: z.number().describe('Relevance, 0 to 1: 1 = ranked first by both the vector and the text search.'),
+  score: z.number().describe('Relevance, 0 to 1, comparable across queries of a datastore: the mean of the cosine similarity and the share of the query\'s words the fragment contains.'),
   source: z.string().describe('The page URL or the file name.'),
   datasource_id: z.string(),
   datasource_name: z.string(),
@@ -56,7 +56,7 @@ export function registerTools(server: McpServer, ctx: Context, req: IncomingMess
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     run(async () => ({
-      agents: (await all((after) => ctx.services.agents.list(ctx.em, ctx.auth, MAX_PAGE, after))).map((a) => ({ id: a.id, handle: a.handle ? `@${a.handle}` : null, name: a.name, description: a.description, visibility: a.visibility })),
+      agents: (await allPages((after) => ctx.services.agents.list(ctx.em, ctx.auth, MAX_PAGE, after))).map((a) => ({ id: a.id, handle: a.handle ? `@${a.handle}` : null, name: a.name, description: a.description, visibility: a.visibility })),
     })),
   );
 
@@ -94,7 +94,7 @@ export function registerTools(server: McpServer, ctx: Context, req: IncomingMess
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     run(async () => ({
-      datastores: (await all((after) => ctx.services.datastores.list(ctx.em, ctx.auth, MAX_PAGE, after))).map((d) => ({ id: d.id, name: d.name, description: d.description, visibility: d.visibility })),
+      datastores: (await allPages((after) => ctx.services.datastores.list(ctx.em, ctx.auth, MAX_PAGE, after))).map((d) => ({ id: d.id, name: d.name, description: d.description, visibility: d.visibility })),
     })),
   );
 
@@ -113,24 +113,13 @@ export function registerTools(server: McpServer, ctx: Context, req: IncomingMess
             datasource_ids: z.array(z.string()).optional().describe('Only fragments of these documents (datasources).'),
           })
           .optional(),
+        minScore: z.number().min(0).max(1).optional().describe('Leave out fragments whose score is below this (0 to 1).'),
       },
       outputSchema: { fragments: z.array(fragment) },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    run(async ({ datastore: id, query, topK, filters }: { datastore: string; query: string; topK?: number; filters?: { custom_ids?: string[]; datasource_ids?: string[] } }) => ({
-      fragments: await ctx.services.retrieval.query(ctx.em, ctx.auth, ctx.ip, id, { query, topK, filters }, ctx.origin),
+    run(async ({ datastore: id, query, topK, filters, minScore }: { datastore: string; query: string; topK?: number; filters?: { custom_ids?: string[]; datasource_ids?: string[] }; minScore?: number }) => ({
+      fragments: await ctx.services.retrieval.query(ctx.em, ctx.auth, ctx.ip, id, { query, topK, filters, minScore }, ctx.origin),
     })),
   );
-}
-
-/** Every page of a listing, as the GraphQL connection would give them one by one. */
-async function all<T>(page: (after: string | null) => Promise<Page<T>>): Promise<T[]> {
-  const out: T[] = [];
-  let after: string | null = null;
-  for (;;) {
-    const { nodes, pageInfo } = await page(after);
-    out.push(...nodes);
-    if (!pageInfo.hasNextPage) return out;
-    after = pageInfo.endCursor;
-  }
 }

@@ -10,7 +10,7 @@ import { AnswerEventType, type AgentAnswer } from '../../answers/answer.inputs.t
 import { AppError, statusOf, type ErrorCode } from '../../errors.ts';
 import type { Context } from '../../graphql/context.ts';
 import { normalizeError } from '../../graphql/errors.ts';
-import { MAX_PAGE } from '../../graphql/pagination.ts';
+import { allPages, MAX_PAGE } from '../../graphql/pagination.ts';
 import { drain, readJsonBody } from '../../http/body.ts';
 import type { Usage } from '../../providers/chat.ts';
 import { sendJson, type ProtocolHandler, type ProtocolOptions } from '../http.ts';
@@ -77,15 +77,8 @@ export function createOpenAiHandler(opts: ProtocolOptions): ProtocolHandler {
 
   async function models(ctx: Context, res: ServerResponse) {
     // The same listing as the GraphQL `agents` query (and so its rules: a key, scopes), every page.
-    const data: ReturnType<typeof modelOf>[] = [];
-    let after: string | null = null;
-    for (;;) {
-      const page = await ctx.services.agents.list(ctx.em, ctx.auth, MAX_PAGE, after);
-      data.push(...page.nodes.map(modelOf));
-      if (!page.pageInfo.hasNextPage) break;
-      after = page.pageInfo.endCursor;
-    }
-    sendJson(res, 200, { object: 'list', data });
+    const agents = await allPages((after) => ctx.services.agents.list(ctx.em, ctx.auth, MAX_PAGE, after));
+    sendJson(res, 200, { object: 'list', data: agents.map(modelOf) });
   }
 
   async function oneModel(ctx: Context, res: ServerResponse, id: string) {
