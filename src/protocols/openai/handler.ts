@@ -6,12 +6,13 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Agent } from '../../agents/agent.entity.ts';
-import { AnswerEventType, type AgentAnswer } from '../../answers/answer.inputs.ts';
+import { AnswerEventType } from '../../answers/answer.inputs.ts';
 import { AppError, statusOf, type ErrorCode } from '../../errors.ts';
 import type { Context } from '../../graphql/context.ts';
 import { normalizeError } from '../../graphql/errors.ts';
 import { allPages, MAX_PAGE } from '../../graphql/pagination.ts';
 import { drain, readJsonBody } from '../../http/body.ts';
+import { retryAfterOf } from '../../http/rate-headers.ts';
 import type { Usage } from '../../providers/chat.ts';
 import { sendJson, type ProtocolHandler, type ProtocolOptions } from '../http.ts';
 import { parseCompletionRequest } from './request.ts';
@@ -47,8 +48,8 @@ export function createOpenAiHandler(opts: ProtocolOptions): ProtocolHandler {
   const fail = (err: unknown, req: IncomingMessage, res: ServerResponse) => {
     const { error, internal } = normalizeError(err);
     if (internal) opts.onInternalError(error.originalError ?? err, req);
-    const retryAfter = error.details?.retryAfterSeconds;
-    sendJson(res, statusOf(error.code), openAiError(error), typeof retryAfter === 'number' ? { 'retry-after': String(retryAfter) } : {});
+    const retryAfter = retryAfterOf(error);
+    sendJson(res, statusOf(error.code), openAiError(error), retryAfter ? { 'retry-after': String(retryAfter) } : {});
   };
 
   return (req, res, pathname) => {
@@ -89,15 +90,12 @@ export function createOpenAiHandler(opts: ProtocolOptions): ProtocolHandler {
     const header = req.headers[CONVERSATION_HEADER];
     const body = await readJsonBody(req, opts.bodyLimitBytes);
     const request = parseCompletionRequest(body, Array.isArray(header) ? header[0] : header);
-    const stream = await ctx.services.answers.ask(ctx.em, ctx.auth, ctx.ip, request.model, request.input, { history: request.history, channel: 'openai', origin: ctx.origin });
+    const askOptions = { history: request.history, channel: 'openai', origin: ctx.origin };
     const id = `chatcmpl-${randomUUID()}`;
     const created = Math.floor(Date.now() / 1000);
-    const headers = { 'x-conversation-id': stream.conversationId };
 
     if (!request.stream) {
-      let answer: AgentAnswer | null = null;
-      for await (const event of stream.events) if (event.type === AnswerEventType.endpoint_response) answer = event.response!;
-      if (!answer) throw new AppError('INTERNAL', 'The answer ended without its response.');
+      const answer = await ctx.services.answers.answer(ctx.em, ctx.auth, ctx.ip, request.model, request.input, askOptions);
       sendJson(
         res,
         200,
@@ -111,11 +109,13 @@ export function createOpenAiHandler(opts: ProtocolOptions): ProtocolHandler {
           conversation_id: answer.conversationId,
           sources: answer.sources,
         },
-        headers,
+        { 'x-conversation-id': answer.conversationId },
       );
       return;
     }
 
+    const stream = await ctx.services.answers.ask(ctx.em, ctx.auth, ctx.ip, request.model, request.input, askOptions);
+    const headers = { 'x-conversation-id': stream.conversationId };
     const { events } = stream;
     let clientGone = false;
     res.on('close', () => {
