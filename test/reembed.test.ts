@@ -7,6 +7,8 @@
  */
 import { createClient, type Client } from 'graphql-sse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { storeChunks } from '../src/ingestion/chunk.store.ts';
+import { Datasource, DatasourceStatus, DatasourceType } from '../src/ingestion/datasource.entity.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { gql, http as call, newOrganization } from './support/client.ts';
 import { createDatastore, settled, sql } from './support/ingest.ts';
@@ -113,6 +115,7 @@ describe('changing the embedding model', () => {
       const during = 'which bread rises overnight';
       expect((await query(during))[0]!.text).toContain('Sourdough');
       expect(endpointEmbedded(during)).toBe(0);
+      expect((await datastore()).pendingEmbeddingModel).toBe(`openai/${ENDPOINT_MODEL}`);
       // A document added during the change is embedded by the new model too before the switch.
       const late = await addText('late', 'Penguins in the zoo are fed herring twice a day by the keepers.');
       await settled(app, org.apiKey, late);
@@ -218,6 +221,27 @@ describe('changing the embedding model', () => {
     expect(events.at(-1)).toMatchObject({ embeddingModel: 'local/universal-sentence-encoder', pendingEmbeddingModel: null, reembedProgress: null });
     expect(events.at(-1)!.reembedError).toContain('This model is switched off.');
   }, 120_000);
+});
+
+describe('ingestion across a switch', () => {
+  it('chunks embedded by a model the datastore switched away from are not stored (the job then embeds again)', async () => {
+    const other = await createDatastore(app, org.apiKey, 'private', 'Switch guard');
+    const em = app.db.orm.em.fork();
+    const ds = em.create(Datasource, { organization: org.organizationId, datastore: other, type: DatasourceType.text, name: 'guarded', content: 'text', status: DatasourceStatus.pending } as never);
+    await em.flush();
+    const { datasources } = app.services;
+    const run = (await datasources.markRunning(em, ds))!;
+    const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ text: `piece ${i}`, position: i, page: null, embedding: Array.from({ length: 512 }, (_, j) => (j === i % 512 ? 1 : 0)), metadata: {} }));
+    const done = { tokenCount: 1, hash: 'h', name: null, status: datasources.statusWrite(ds, run, DatasourceStatus.synched, { chunkCount: 1 }) };
+    const target = (embeddingModel: string) => ({ datasourceId: ds.id, datastoreId: other, customId: null, dimension: 512, embeddingModel });
+    // Both ways of storing: one statement (up to 500 chunks) and a transaction of batches.
+    for (const n of [2, 501]) {
+      expect(await storeChunks(em, target('openai/the-old-model'), rows(n), done), `${n} chunks`).toBe(false);
+      expect(await sql(app, 'select count(*)::int as n from chunks where datasource_id = ?', [ds.id])).toEqual([{ n: 0 }]);
+    }
+    expect(await storeChunks(em, target('local/universal-sentence-encoder'), rows(2), done)).toBe(true);
+    expect(await sql(app, 'select count(*)::int as n from chunks where datasource_id = ?', [ds.id])).toEqual([{ n: 2 }]);
+  });
 });
 
 describe('without an embeddings endpoint', () => {
