@@ -99,7 +99,7 @@ describe('changing the embedding model', () => {
     const sub = subscribe();
     await settle();
     // Slow embeddings keep the change under way long enough to query during it.
-    server.setDelay('/v1/embeddings', 1500);
+    server.setDelay('/v1/embeddings', 2500);
     try {
       const res = await update({ embeddingModel: ENDPOINT_MODEL });
       expect(res.errors).toBeUndefined();
@@ -162,6 +162,10 @@ describe('changing the embedding model', () => {
       expect(res.errors?.[0]?.extensions.code, embeddingModel).toBe('BAD_USER_INPUT');
       expect(JSON.stringify(res.errors?.[0]?.extensions), embeddingModel).toContain('embeddingModel');
     }
+    // An endpoint that cannot be asked is its failure, not the user's: 502, and nothing written either.
+    server.failNext('/v1/models', 503);
+    const down = await update({ name: 'Renamed', embeddingModel: 'text-embedding-3-small' });
+    expect(down.errors?.[0]?.extensions).toMatchObject({ code: 'UPSTREAM_FAILED', details: { field: 'embeddingModel' } });
     expect(await datastore()).toEqual(before);
   });
 
