@@ -17,6 +17,8 @@ import { createEmbedder } from './providers/embeddings.ts';
 import { LocalStorage } from './providers/local-storage.ts';
 import { createStorage } from './providers/create-storage.ts';
 import { startQueue } from './queue/queue.ts';
+import { REEMBED_QUEUE } from './datastores/model-change.ts';
+import { reembedQueueOptions, startReembedWorkers } from './datastores/reembed.job.ts';
 import { createServices, type Services } from './services.ts';
 
 export interface Running {
@@ -49,7 +51,7 @@ export async function start(config: Config, opts: { logger?: Logger } = {}): Pro
     await ensureVectorIndex(db.orm, embedder.dimension);
     const bus = createEventBus(config.database, db.pglite, logger);
     cleanups.push(() => bus.close());
-    const queue = await startQueue(config.database, db.pglite, [{ name: INGEST_QUEUE, options: ingestQueueOptions(config) }, { name: FORM_WEBHOOK_QUEUE, options: formWebhookQueueOptions(config) }], logger, {
+    const queue = await startQueue(config.database, db.pglite, [{ name: INGEST_QUEUE, options: ingestQueueOptions(config) }, { name: FORM_WEBHOOK_QUEUE, options: formWebhookQueueOptions(config) }, { name: REEMBED_QUEUE, options: reembedQueueOptions(config) }], logger, {
       superviseSeconds: config.jobs.superviseSeconds,
     });
     cleanups.push(() => queue.stop());
@@ -58,7 +60,8 @@ export async function start(config: Config, opts: { logger?: Logger } = {}): Pro
     cleanups.push(() => services.limits.close(db.orm.em.fork()));
 
     if (config.role !== 'api') {
-      await startIngestWorkers({ config, orm: db.orm, storage, queue, embedder, datasources: services.datasources, logger });
+      await startIngestWorkers({ config, orm: db.orm, storage, queue, embedder, embedders: services.embedders, datasources: services.datasources, logger });
+      await startReembedWorkers({ orm: db.orm, queue, embedders: services.embedders, logger });
       await startFormWebhookWorkers({ config, orm: db.orm, queue, logger });
     }
     let app: App | null = null;

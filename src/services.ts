@@ -16,6 +16,8 @@ import { createReranker } from './providers/rerank.ts';
 import type { ObjectStorage } from './providers/storage.ts';
 import type { Queue } from './queue/queue.ts';
 import { UniversalService } from './universal/universal.service.ts';
+import { EmbedderRegistry } from './providers/embedder-registry.ts';
+import { ModelChanges } from './datastores/model-change.ts';
 
 /** The domain services, built once per process and shared by GraphQL, REST, workers and the CLI. */
 export interface Services {
@@ -24,6 +26,8 @@ export interface Services {
   storage: ObjectStorage;
   queue: Queue;
   embedder: Embedder;
+  /** The embedder of each datastore's model (the configured one among them). */
+  embedders: EmbedderRegistry;
   auth: AuthService;
   agents: AgentService;
   datastores: DatastoreService;
@@ -48,15 +52,17 @@ export interface Parts {
 }
 
 export async function createServices(config: Config, parts: Parts): Promise<Services> {
-  const datastores = new DatastoreService(parts.embedder, parts.storage, parts.bus);
+  const embedders = new EmbedderRegistry(config, parts.embedder, parts.logger);
+  const datastores = new DatastoreService(parts.embedder, parts.storage, parts.bus, new ModelChanges(embedders, parts.queue, parts.bus));
   const agents = new AgentService(datastores, parts.bus);
   const { chat, logger, ...shared } = parts;
   const limits = new Limits(config.rateLimits);
-  const retrieval = new RetrievalService(parts.embedder, datastores, limits, createReranker(config, logger));
+  const retrieval = new RetrievalService(parts.embedder, datastores, limits, createReranker(config, logger), embedders);
   const conversations = new ConversationService();
   const services: Services = {
     config,
     ...shared,
+    embedders,
     auth: new AuthService(config, parts.bus, limits),
     datastores,
     agents,

@@ -1,6 +1,6 @@
 import { ArrayType, type Opt } from '@mikro-orm/core';
 import { Entity, Enum, Index, ManyToOne, Property } from '@mikro-orm/decorators/legacy';
-import { Authorized, Field, Int, ObjectType } from 'type-graphql';
+import { Authorized, Field, Float, Int, ObjectType } from 'type-graphql';
 import { BaseEntity } from '../db/base.entity.ts';
 import { Organization } from '../organizations/organization.entity.ts';
 import { Visibility } from '../vocabulary.ts';
@@ -24,13 +24,29 @@ export class Datastore extends BaseEntity {
   @Enum({ items: () => Visibility })
   visibility: Visibility = Visibility.private;
 
-  @Field({ description: 'Embedding model recorded at creation; every chunk of this datastore is embedded with it.' })
+  @Field({ description: 'Embedding model of the vectors in use (`provider/model`): set at creation, changed by updateDatastore(embeddingModel) once every chunk is re-embedded.' })
   @Property({ type: 'text' })
   embeddingModel!: string;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: 'Dimension of the vectors in use (those queries search).' })
   @Property({ type: 'integer' })
   embeddingDimension!: number;
+
+  @Field(() => String, { nullable: true, description: 'While the embedding model is being changed: the model the chunks are being re-embedded with (queries keep using embeddingModel until all are done).' })
+  @Property({ type: 'text', nullable: true })
+  pendingEmbeddingModel: (string & Opt) | null = null;
+
+  @Field(() => Int, { nullable: true, description: 'Dimension of pendingEmbeddingModel\'s vectors.' })
+  @Property({ type: 'integer', nullable: true })
+  pendingEmbeddingDimension: (number & Opt) | null = null;
+
+  @Field(() => Float, { nullable: true, description: 'Share of the chunks re-embedded with pendingEmbeddingModel, 0 to 1; null when no change is under way.' })
+  @Property({ type: 'double', nullable: true })
+  reembedProgress: (number & Opt) | null = null;
+
+  @Field(() => String, { nullable: true, description: 'Why the last change of embedding model failed (the old model stayed in use); cleared by the next change.' })
+  @Property({ type: 'text', nullable: true })
+  reembedError: (string & Opt) | null = null;
 
   @Field(() => Int, { description: 'Characters per chunk when splitting documents.' })
   @Property({ type: 'integer', default: 1000 })

@@ -60,4 +60,9 @@ export class UpdateDatastoreInput {
 
   @Field(() => [String], { nullable: true, description: 'Replaces the allowed origins when given (scheme://host[:port], at most 50); [] = any origin.' })
   allowedOrigins?: string[] | null;
+
+  @Field({ nullable: true, description: 'Changes the embedding model: `local` (the shipped model) or a model name of the configured embeddings endpoint. Every chunk is re-embedded in the background (pendingEmbeddingModel, reembedProgress); queries use the old vectors until all are done. The model in use cancels a change under way.' })
+  @IsOptional()
+  @MaxLength(210)
+  embeddingModel?: string;
 }

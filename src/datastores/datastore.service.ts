@@ -14,6 +14,7 @@ import { Datastore } from './datastore.entity.ts';
 import type { CreateDatastoreInput, UpdateDatastoreInput } from './datastore.inputs.ts';
 import { assertOriginAllowed, normalizeAllowedOrigins } from '../origins.ts';
 import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } from '../ingestion/chunker.ts';
+import type { ModelChanges } from './model-change.ts';
 
 export const DATASTORE_CHANGED = 'datastore_changed';
 
@@ -28,6 +29,8 @@ export class DatastoreService {
     private readonly embedder: Pick<Embedder, 'provider' | 'model' | 'dimension'>,
     private readonly storage: Pick<ObjectStorage, 'delete'>,
     private readonly bus: EventBus,
+    /** Changes of embedding model (absent: updateDatastore refuses embeddingModel). */
+    private readonly modelChanges?: ModelChanges,
   ) {}
 
   async init(): Promise<void> {
@@ -60,7 +63,7 @@ export class DatastoreService {
       for (const found of await em.find(Datastore, { id: { $in: missing } })) {
         this.forQueries.set(
           found.id,
-          Object.freeze({ id: found.id, organization: { id: found.organization.id }, visibility: found.visibility, embeddingDimension: found.embeddingDimension, allowedOrigins: Object.freeze([...found.allowedOrigins]) }) as unknown as Datastore,
+          Object.freeze({ id: found.id, organization: { id: found.organization.id }, visibility: found.visibility, embeddingModel: found.embeddingModel, embeddingDimension: found.embeddingDimension, allowedOrigins: Object.freeze([...found.allowedOrigins]) }) as unknown as Datastore,
         );
       }
     }
@@ -103,16 +106,18 @@ export class DatastoreService {
     return datastore;
   }
 
-  /** Throws UNAUTHENTICATED, FORBIDDEN, NOT_FOUND, BAD_USER_INPUT. */
+  /** Throws UNAUTHENTICATED, FORBIDDEN, NOT_FOUND, BAD_USER_INPUT, UPSTREAM_FAILED (embeddingModel: the endpoint failed). */
   async update(em: Em, auth: Auth, id: string, input: UpdateDatastoreInput): Promise<Datastore> {
     const datastore = assertCanChange(auth, await findById(em, Datastore, id), 'Datastore');
+    // Checked first (it may ask the endpoint), so a refused model leaves every field as it was.
+    const modelChange = input.embeddingModel == null ? null : await this.planModelChange(datastore, input.embeddingModel);
     const allowedOrigins = input.allowedOrigins === undefined ? undefined : normalizeAllowedOrigins(input.allowedOrigins);
     if (allowedOrigins) datastore.allowedOrigins = allowedOrigins;
     if (input.name != null) datastore.name = input.name;
     if (input.description != null) datastore.description = input.description;
     if (input.visibility != null) datastore.visibility = input.visibility;
     Object.assign(datastore, chunking(input.chunkSize ?? datastore.chunkSize, input.chunkOverlap ?? datastore.chunkOverlap));
-    await em.flush();
+    await (modelChange ? this.modelChanges!.apply(em, datastore, modelChange) : em.flush());
     await this.changed(em, datastore.id);
     return datastore;
   }
@@ -125,6 +130,11 @@ export class DatastoreService {
     await this.changed(em, datastore.id);
     await Promise.all(files.map((f) => this.storage.delete(f.storage_key).catch(() => {})));
     return datastore;
+  }
+
+  private planModelChange(datastore: Datastore, requested: string) {
+    if (!this.modelChanges) throw badInput('This service cannot change embedding models.', { field: 'embeddingModel' });
+    return this.modelChanges.plan(datastore, requested);
   }
 
   private async changed(em: Em, id: string): Promise<void> {

@@ -42,6 +42,10 @@ export class Chunk {
   @Property({ type: 'smallint' })
   dimension!: number;
 
+  /** While the datastore's embedding model changes: the vector by the pending model (reembed.job.ts), swapped in when all are done. */
+  @Property({ type: VectorType, nullable: true })
+  embeddingNext?: number[] | null;
+
   @Property({ type: 'json' })
   metadata: Record<string, unknown> = {};
 }

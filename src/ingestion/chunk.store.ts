@@ -16,6 +16,11 @@ export interface ChunkTarget {
   datastoreId: string;
   customId: string | null;
   dimension: number;
+  /**
+   * The datastore's embedding model the vectors were made by: when given, nothing is stored once
+   * the datastore has switched to another (datastores/reembed.job.ts), and storeChunks returns false.
+   */
+  embeddingModel?: string;
 }
 
 /** What becomes of the datasource row once its chunks are stored, and how that is announced. */
@@ -26,6 +31,14 @@ export interface SynchedRow {
   name: string | null;
   /** `synched` as DatasourceService allows it: its guard (statuses, run) and its notification. */
   status: StatusWrite;
+}
+
+/**
+ * The datastore still has the model the vectors were made by (parameter `$p`, null = not checked). Its row is
+ * share-locked: a switch of model waits for this write, and a write after a switch sees it.
+ */
+function sameModel(p: number): string {
+  return `($${p}::text is null or exists (select 1 from datastores m where m.id = datasources.datastore_id and m.embedding_model = $${p}::text for share of m))`;
 }
 
 /** Rows per INSERT statement: large enough to amortise round trips, small enough for one message. */
@@ -92,19 +105,19 @@ export async function storeChunks(em: Em, target: ChunkTarget, rows: ChunkRow[],
   if (rows.length <= INSERT_BATCH) {
     const result = await rawQuery(
       em,
-      `with target as (select id from datasources where id = $1 and ${synchedGuard(12)} for no key update),
+      `with target as (select id from datasources where id = $1 and ${synchedGuard(12)} and ${sameModel(22)} for no key update),
             gone as (delete from chunks where datasource_id = (select id from target)),
             added as (insert into chunks (${COLUMNS}) ${INSERT_SELECT} where exists (select 1 from target)),
             ${synchedSql(12, 'id = (select id from target)')}`,
-      [...insertParams(target, rows), ...synchedParams(rows, done)],
+      [...insertParams(target, rows), ...synchedParams(rows, done), target.embeddingModel ?? null],
     );
     return result.length > 0;
   }
   return em.transactional(async (tx) => {
     const [row] = await rawQuery(
       tx,
-      `select id from datasources where id = $1 and ${guardSql(2, 3)} for no key update`,
-      [target.datasourceId, done.status.from, done.status.since],
+      `select id from datasources where id = $1 and ${guardSql(2, 3)} and ${sameModel(4)} for no key update`,
+      [target.datasourceId, done.status.from, done.status.since, target.embeddingModel ?? null],
     );
     if (!row) return false; // deleted, asked for again, or taken over by a newer run while we worked
     await replaceChunks(tx, target, rows);

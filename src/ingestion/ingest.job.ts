@@ -4,11 +4,12 @@
  */
 import type { Job, QueueOptions } from 'pg-boss';
 import type { Config } from '../config.ts';
-import type { Orm } from '../db/orm.ts';
-import type { Datastore } from '../datastores/datastore.entity.ts';
+import type { Em, Orm } from '../db/orm.ts';
+import { Datastore } from '../datastores/datastore.entity.ts';
 import { crawlPageLimit, tokensFit } from '../limits/content.ts';
 import type { Logger } from '../logger.ts';
 import type { Embedder } from '../providers/embeddings.ts';
+import type { EmbedderRegistry } from '../providers/embedder-registry.ts';
 import { FetchError, safeFetch } from '../providers/safe-fetch.ts';
 import type { ObjectStorage } from '../providers/storage.ts';
 import type { Queue } from '../queue/queue.ts';
@@ -28,6 +29,8 @@ export interface IngestDeps {
   storage: ObjectStorage;
   queue: Queue;
   embedder: Embedder;
+  /** Each datastore's own model (its embedding model can change); without it, the configured embedder. */
+  embedders?: EmbedderRegistry;
   datasources: DatasourceService;
   logger: Logger;
 }
@@ -83,7 +86,8 @@ export async function ingest(deps: IngestDeps, job: Job<IngestJobData> & { retry
 }
 
 async function processDocument(deps: IngestDeps, ds: Datasource, run: Run, datastore: Datastore, signal: AbortSignal): Promise<void> {
-  const { orm, embedder, datasources } = deps;
+  const { orm, datasources } = deps;
+  const embedder = deps.embedders ? deps.embedders.get(datastore.embeddingModel, datastore.embeddingDimension) : deps.embedder;
   const { doc, hashInput, url } = await loadContent(deps, ds, signal);
   const pieces = await splitDocument(doc, { chunkSize: datastore.chunkSize, chunkOverlap: datastore.chunkOverlap });
   if (!pieces.length) throw new PermanentError('The document has no text to index.');
@@ -96,6 +100,9 @@ async function processDocument(deps: IngestDeps, ds: Datasource, run: Run, datas
     return;
   }
 
+  if (!embedder) {
+    throw new PermanentError(`This datastore's vectors are made by ${datastore.embeddingModel}, which this service cannot use: no embeddings endpoint is configured.`);
+  }
   if (datastore.embeddingDimension !== embedder.dimension) {
     throw new PermanentError(
       `This datastore was created for ${datastore.embeddingModel} (${datastore.embeddingDimension} dimensions); the configured embedding model gives ${embedder.dimension}.`,
@@ -107,9 +114,9 @@ async function processDocument(deps: IngestDeps, ds: Datasource, run: Run, datas
   const name = ds.type === DatasourceType.web_page && doc.title && (!ds.name || ds.name === ds.config.source_url) ? doc.title.slice(0, 500) : null;
 
   // Chunks replaced, the row synched and announced: atomically (deleted or taken over meanwhile: nothing written).
-  await storeChunks(
+  const stored = await storeChunks(
     em,
-    { datasourceId: ds.id, datastoreId: datastore.id, customId: ds.customId ?? null, dimension: embedder.dimension },
+    { datasourceId: ds.id, datastoreId: datastore.id, customId: ds.customId ?? null, dimension: embedder.dimension, embeddingModel: datastore.embeddingModel },
     pieces.map((p, i) => ({ ...p, embedding: vectors[i]!, metadata: { ...base, ...(p.page != null ? { page: p.page } : {}), ...(p.section ? { section: p.section } : {}) } })),
     {
       tokenCount: tokens,
@@ -118,6 +125,15 @@ async function processDocument(deps: IngestDeps, ds: Datasource, run: Run, datas
       status: datasources.statusWrite(ds, run, DatasourceStatus.synched, { chunkCount: pieces.length, ...(name ? { name } : {}) }),
     },
   );
+  if (!stored) await assertSameModel(em, datastore);
+}
+
+/** Vectors by a model the datastore switched away from meanwhile were not stored: another attempt embeds with the new one. */
+async function assertSameModel(em: Em, datastore: Datastore): Promise<void> {
+  const now = await em.fork().findOne(Datastore, datastore.id);
+  if (now && now.embeddingModel !== datastore.embeddingModel) {
+    throw new Error(`The datastore's embedding model changed to ${now.embeddingModel} while this document was processed.`);
+  }
 }
 
 async function loadContent(deps: IngestDeps, ds: Datasource, signal: AbortSignal): Promise<{ doc: LoadedDocument; hashInput: Buffer | string; url?: string }> {

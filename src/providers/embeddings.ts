@@ -48,6 +48,11 @@ export function createEmbedder(config: Pick<Config, 'openai' | 'embedding'>, opt
   return new OpenAiEmbedder(config.openai, embedding, opts.logger);
 }
 
+/** An embedder for one model of the configured endpoint (a datastore's own model, not EMBEDDING_MODEL). */
+export function createEndpointEmbedder(endpoint: NonNullable<Config['openai']>, settings: Config['embedding'], logger?: Logger): Embedder {
+  return new OpenAiEmbedder(endpoint, settings, logger);
+}
+
 // ---------------------------------------------------------------------------------------
 // local: Universal Sentence Encoder (lite) on tfjs' wasm backend
 // ---------------------------------------------------------------------------------------

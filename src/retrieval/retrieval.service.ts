@@ -14,6 +14,7 @@ import { Datastore } from '../datastores/datastore.entity.ts';
 import { AppError, badInput } from '../errors.ts';
 import { isId } from '../ids.ts';
 import type { Embedder } from '../providers/embeddings.ts';
+import type { EmbedderRegistry } from '../providers/embedder-registry.ts';
 import { RerankError, type Reranker } from '../providers/rerank.ts';
 import type { DatastoreService } from '../datastores/datastore.service.ts';
 import type { Limits } from '../limits/limits.ts';
@@ -60,6 +61,8 @@ export class RetrievalService {
     private readonly datastores: DatastoreService,
     private readonly limits: Limits,
     private readonly reranker: Reranker | null = null,
+    /** Each datastore's own model; without it, only datastores of the configured model's dimension are searched. */
+    private readonly embedders: EmbedderRegistry | null = null,
   ) {}
 
   /**
@@ -91,19 +94,40 @@ export class RetrievalService {
     if (minScore != null && !(typeof minScore === 'number' && minScore >= 0 && minScore <= 1)) {
       throw badInput('minScore must be a number from 0 to 1.', { field: 'minScore' });
     }
-    const usable = datastores.filter((d) => d.embeddingDimension === this.embedder.dimension);
-    if (!usable.length) return [];
-    const vector = await this.embedder.embedQuery(query, signal);
-    const ids = usable.map((d) => d.id);
-    if (!this.reranker) return this.searchByVector(em, ids, query, vector, topK, filters, { minScore });
+    const groups = this.byEmbedder(datastores);
+    if (!groups.size) return [];
     // The reranker chooses among more candidates than it returns.
-    const pool = await this.searchByVector(em, ids, query, vector, Math.min(Math.max(topK * 4, 20), TOP_K_MAX), filters, { minScore });
+    const wanted = this.reranker ? Math.min(Math.max(topK * 4, 20), TOP_K_MAX) : topK;
+    const pool = await this.searchGroups(em, groups, query, wanted, filters, minScore, signal);
+    if (!this.reranker) return pool;
     try {
       return (await this.reranker.rerank(query, pool.map((f) => f.text), topK, signal)).map((i) => pool[i]!);
     } catch (err) {
       if (err instanceof RerankError) throw new AppError('UPSTREAM_FAILED', err.message, undefined, err);
       throw err;
     }
+  }
+
+  /** Datastores by the embedder of their vectors (a query is embedded once per model); those this process cannot embed for are left out. */
+  private byEmbedder(datastores: Datastore[]): Map<Embedder, string[]> {
+    const groups = new Map<Embedder, string[]>();
+    for (const d of datastores) {
+      const embedder = this.embedders ? this.embedders.get(d.embeddingModel, d.embeddingDimension) : d.embeddingDimension === this.embedder.dimension ? this.embedder : null;
+      if (!embedder) continue;
+      const ids = groups.get(embedder);
+      if (ids) ids.push(d.id);
+      else groups.set(embedder, [d.id]);
+    }
+    return groups;
+  }
+
+  /** One search per model, merged by score (scores are comparable across searches: see Fragment.score). */
+  private async searchGroups(em: Em, groups: Map<Embedder, string[]>, query: string, topK: number, filters: SearchFilters, minScore: number | null, signal?: AbortSignal): Promise<Fragment[]> {
+    const found = await Promise.all(
+      [...groups].map(async ([embedder, ids]) => this.searchByVector(em, ids, query, await embedder.embedQuery(query, signal), topK, filters, { minScore })),
+    );
+    if (found.length === 1) return found[0]!;
+    return found.flat().sort((a, b) => b.score - a.score).slice(0, topK);
   }
 
   /** The SQL of a search, with the query vector given (benchmarks time embedding apart). One statement. */
