@@ -9,6 +9,9 @@ import { gql, http, newOrganization } from './support/client.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { createDatastore, settled, upload } from './support/ingest.ts';
 import { startOpenAiTestServer, type OpenAiTestServer } from './support/openai-server.ts';
+import { instrumentChat } from '../src/metrics/instrument.ts';
+import { Metrics } from '../src/metrics/metrics.ts';
+import { createChatModel } from '../src/providers/chat.ts';
 import { freePort } from './support/process.ts';
 import { readSse, summarize } from './support/sse.ts';
 import { waitFor } from './support/wait.ts';
@@ -164,6 +167,16 @@ describe('GET /metrics after known traffic', () => {
     expect(value(after, 'model_calls_total', { outcome: 'error' }) - value(before, 'model_calls_total', { outcome: 'error' })).toBe(1);
   });
 
+  it('counts an endpoint that cannot be reached as a network error', async () => {
+    const metrics = new Metrics({ defaultMetrics: false });
+    const closed = await freePort(); // nothing listens there
+    const chat = instrumentChat(createChatModel({ openai: { baseUrl: `http://127.0.0.1:${closed}/v1`, apiKey: 'k' } }), metrics)!;
+    await expect(chat.complete([{ role: 'user', content: 'Anyone there?' }], { model: 'gpt-unreachable' })).rejects.toThrow(/Connection error/);
+    const samples = parse((await metrics.scrape()).body);
+    expect(value(samples, 'model_errors_total', { model: 'gpt-unreachable', kind: 'network' })).toBe(1);
+    expect(value(samples, 'model_calls_total', { model: 'gpt-unreachable', mode: 'complete', outcome: 'error' })).toBe(1);
+  }, 30_000);
+
   it('shows a stream as open while it is, under its route, and closed after', async () => {
     model.setChatReply(() => 'Tides follow the moon.');
     model.setStreamTiming({ firstTokenDelayMs: 1500 });
@@ -247,11 +260,11 @@ describe('METRICS_TOKEN, METRICS_PORT and METRICS_ENABLED', () => {
   });
 
   it('with METRICS_TOKEN, answers 401 JSON without the bearer token or with a wrong one, 200 with it', async () => {
-    for (const headers of [{}, { authorization: 'Bearer wrong' }, { authorization: 'Bearer scrape-secret-1x' }, { authorization: 'scrape-secret-1' }]) {
+    for (const headers of <Record<string, string>[]>[{}, { authorization: 'Bearer wrong' }, { authorization: 'Bearer scrape-secret-1x' }, { authorization: 'scrape-secret-1' }]) {
       const res = await fetch(`${other}/metrics`, { headers });
       expect(res.status).toBe(401);
       expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
-      expect((await res.json()).error.code).toBe('UNAUTHENTICATED');
+      expect(((await res.json()) as any).error.code).toBe('UNAUTHENTICATED');
     }
     const samples = await scrape(other, 'scrape-secret-1');
     expect(value(samples, 'process_cpu_seconds_total')).toBeGreaterThan(0);
@@ -260,13 +273,23 @@ describe('METRICS_TOKEN, METRICS_PORT and METRICS_ENABLED', () => {
   it('with METRICS_PORT, serves /metrics on that port only; the main port answers 404', async () => {
     const main = await fetch(`${apart.url}/metrics`, { headers: { authorization: 'Bearer scrape-secret-1' } });
     expect(main.status).toBe(404);
-    expect((await main.json()).error.code).toBe('NOT_FOUND');
+    expect(((await main.json()) as any).error.code).toBe('NOT_FOUND');
     const samples = await scrape(other, 'scrape-secret-1');
     // The main port's 404 for /metrics is in the counts served on the other port.
     expect(value(samples, 'http_request_duration_seconds_count', { route: '/metrics', method: 'GET', status: '404' })).toBe(1);
     const elsewhere = await fetch(`${other}/graphql`, { method: 'POST' });
     expect(elsewhere.status).toBe(404);
   });
+
+  it('labels the shipped embedding model local', async () => {
+    const owner = await newOrganization(apart.url, 'Local');
+    const id = await createDatastore(apart, owner.apiKey, 'private');
+    expect((await http('POST', `${apart.api}/datastores/${id}/query`, { token: owner.apiKey, body: { query: 'anything at all' } })).status).toBe(200);
+    const samples = await scrape(other, 'scrape-secret-1');
+    expect(value(samples, 'embedding_calls_total', { provider: 'local', kind: 'query', outcome: 'ok' })).toBe(1);
+    expect(value(samples, 'embedding_duration_seconds_count', { provider: 'local', kind: 'query' })).toBe(1);
+    expect(value(samples, 'embedding_calls_total', { provider: 'endpoint' })).toBe(0);
+  }, 120_000);
 
   it('METRICS_ENABLED=false serves nothing', async () => {
     expect((await fetch(`${off.url}/metrics`)).status).toBe(404);

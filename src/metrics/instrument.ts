@@ -45,7 +45,9 @@ export function instrumentEmbedder(embedder: Embedder, metrics: Metrics | null):
 export function modelErrorKind(err: unknown): string {
   // chat.ts wraps the client's error; the client's own (status, name) is its cause.
   for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
-    const { status, name, code } = e as { status?: unknown; name?: unknown; code?: unknown };
+    const { status, code } = e as { status?: unknown; code?: unknown };
+    // The openai client's error classes keep the generic name "Error"; their class says what they are.
+    const name = (e as { name?: unknown }).name === 'Error' ? (e as object).constructor?.name : (e as { name?: unknown }).name;
     if (typeof status === 'number') return status === 429 ? 'rate_limited' : status >= 500 ? 'http_5xx' : status >= 400 ? 'http_4xx' : 'other';
     if (name === 'TimeoutError' || name === 'APIConnectionTimeoutError' || code === 'ETIMEDOUT' || code === 'UND_ERR_HEADERS_TIMEOUT') return 'timeout';
     if (name === 'APIConnectionError' || code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EPIPE') return 'network';
@@ -137,12 +139,15 @@ const JOB_STATES = ['created', 'retry', 'active', 'completed', 'cancelled', 'fai
  * scrape wants now. Completed and failed jobs are counted while pg-boss retains them.
  */
 function watchQueue(queue: Queue, names: readonly string[], metrics: Metrics): void {
-  const counts = async () => {
-    const { rows } = await queue.boss
+  type Row = { name: string; state: string; n: number };
+  // Both gauges are collected at once by one scrape: they share one query in flight.
+  let inFlight: Promise<Row[]> | null = null;
+  const counts = () =>
+    (inFlight ??= queue.boss
       .getDb()
-      .executeSql(`select name, state::text as state, count(*)::int as n from pgboss.job where name = any($1::text[]) group by name, state`, [names as string[]]);
-    return rows as { name: string; state: string; n: number }[];
-  };
+      .executeSql(`select name, state::text as state, count(*)::int as n from pgboss.job where name = any($1::text[]) group by name, state`, [names as string[]])
+      .then(({ rows }) => rows as Row[])
+      .finally(() => (inFlight = null)));
   metrics.gaugeAtScrape({ name: 'jobs', help: 'Background jobs by queue and pg-boss state (created, retry, active, completed, cancelled, failed), read at scrape time.', labelNames: ['queue', 'state'] }, async () => {
     const rows = await counts();
     // Every state of every queue, zeros included, so a dashboard's series never vanish.
