@@ -9,6 +9,7 @@ import { gql, http, newOrganization } from './support/client.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { createDatastore, settled, upload } from './support/ingest.ts';
 import { startOpenAiTestServer, type OpenAiTestServer } from './support/openai-server.ts';
+import { ConfigError, loadConfig } from '../src/config.ts';
 import { instrumentChat } from '../src/metrics/instrument.ts';
 import { Metrics } from '../src/metrics/metrics.ts';
 import { createChatModel } from '../src/providers/chat.ts';
@@ -294,5 +295,27 @@ describe('METRICS_TOKEN, METRICS_PORT and METRICS_ENABLED', () => {
   it('METRICS_ENABLED=false serves nothing', async () => {
     expect((await fetch(`${off.url}/metrics`)).status).toBe(404);
     expect((await fetch(`${off.url}/healthz`)).status).toBe(200);
+  });
+});
+
+describe('metrics configuration', () => {
+  it('lists a bad METRICS_PORT, one equal to PORT, a bad METRICS_TOKEN and METRICS_ENABLED with the other problems', () => {
+    const problems = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+        return [];
+      } catch (err) {
+        expect(err).toBeInstanceOf(ConfigError);
+        return (err as ConfigError).problems;
+      }
+    };
+    expect(problems({ METRICS_PORT: 'ninety', METRICS_ENABLED: 'maybe', METRICS_TOKEN: 'has space' })).toEqual([
+      'METRICS_ENABLED must be true or false (got "maybe")',
+      'METRICS_PORT must be a whole number from 1 to 65535 (got "ninety")',
+      'METRICS_TOKEN must be printable ASCII without spaces (it is sent as a bearer token)',
+    ]);
+    expect(problems({ PORT: '8080', METRICS_PORT: '8080' })[0]).toMatch(/^METRICS_PORT must differ from PORT/);
+    expect(loadConfig({ METRICS_PORT: '9464', METRICS_TOKEN: 't0ken' }).metrics).toEqual({ enabled: true, token: 't0ken', port: 9464 });
+    expect(loadConfig({}).metrics).toEqual({ enabled: true, token: null, port: null });
   });
 });
