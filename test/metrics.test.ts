@@ -66,6 +66,7 @@ beforeAll(async () => {
     EMBEDDING_DIMENSION: '256',
     MODEL_3_5_TURBO: 'gpt-metrics-test',
     RATE_LIMIT_VISITOR_PER_MINUTE: '1000',
+    JOB_RETRY_DELAY_SECONDS: '1',
   });
   org = await newOrganization(app.url, 'Metrics');
   store = await createDatastore(app, org.apiKey, 'public');
@@ -130,12 +131,30 @@ describe('GET /metrics after known traffic', () => {
     expect(value(after, 'jobs_queued', { queue: 'ingest-datasource' })).toBe(0);
     // Every state is reported, zero or not, for both queues.
     for (const queue of ['ingest-datasource', 'form-webhook']) for (const state of ['created', 'retry', 'active', 'completed', 'cancelled', 'failed']) expect(after.some((s) => s.name === 'jobs' && s.labels.queue === queue && s.labels.state === state)).toBe(true);
-    expect(value(after, 'job_retries_total', { queue: 'ingest-datasource' })).toBe(0);
+    expect(value(after, 'job_retries_total', { queue: 'ingest-datasource' })).toBe(value(before, 'job_retries_total', { queue: 'ingest-datasource' }));
     const embedded = (s: Sample[]) => value(s, 'embedding_calls_total', { provider: 'endpoint', kind: 'documents', outcome: 'ok' });
     expect(embedded(after) - embedded(before)).toBeGreaterThanOrEqual(1);
     expect(value(after, 'embedding_texts_total', { provider: 'endpoint' })).toBeGreaterThan(value(before, 'embedding_texts_total', { provider: 'endpoint' }));
     expect(value(after, 'embedding_duration_seconds_count', { provider: 'endpoint', kind: 'documents' })).toBe(embedded(after));
   }, 60_000);
+
+  it('counts a failed job attempt, its retry and the failed embedding call', async () => {
+    const before = await scrape();
+    // The embeddings client tries 3 times; then the job attempt fails and pg-boss retries it.
+    model.failNext('/v1/embeddings', 503, 3);
+    const sent = await upload(app, org.apiKey, store, { name: 'retry.txt', type: 'text/plain', data: 'A sentence that needs a second attempt to be embedded.' });
+    expect(sent.status).toBe(200);
+    expect((await settled(app, org.apiKey, sent.body.id, 60_000)).status).toBe('synched');
+    let after: Sample[] = [];
+    await waitFor(async () => {
+      after = await scrape();
+      return value(after, 'job_duration_seconds_count', { queue: 'ingest-datasource', outcome: 'completed' }) > value(before, 'job_duration_seconds_count', { queue: 'ingest-datasource', outcome: 'completed' });
+    }, 10_000, 'the retried job to be recorded');
+    const diff = (name: string, labels: Record<string, string>) => value(after, name, labels) - value(before, name, labels);
+    expect(diff('job_duration_seconds_count', { queue: 'ingest-datasource', outcome: 'failed' })).toBe(1);
+    expect(diff('job_retries_total', { queue: 'ingest-datasource' })).toBe(1);
+    expect(diff('embedding_calls_total', { provider: 'endpoint', kind: 'documents', outcome: 'error' })).toBe(1);
+  }, 90_000);
 
   it('counts model calls, time to first token and tokens in and out of an answer', async () => {
     const before = await scrape();
