@@ -12,6 +12,7 @@ import { normalizeError } from '../src/graphql/errors.ts';
 import { drain, fileBodyLimit, readJsonBody, readMultipart } from '../src/http/body.ts';
 import { retryAfterOf } from '../src/http/rate-headers.ts';
 import { assertStorableText } from '../src/graphql/text-guard.ts';
+import { nameRoute } from '../src/metrics/http.ts';
 import { toRestError } from './fields.ts';
 import type { RestRequest, RestRoute } from './routes.ts';
 import { encodeFrame, errorFrame, HEARTBEAT, type SseFrame } from './sse.ts';
@@ -83,6 +84,7 @@ export function createRestHandler(opts: RestHandlerOptions): (req: IncomingMessa
   };
 
   async function serve(c: CompiledRoute, m: RegExpExecArray, url: string, q: number, req: IncomingMessage, res: ServerResponse) {
+    nameRoute(res, c.route.root ? c.route.path : `${prefix}${c.route.path}`);
     try {
       const params: Record<string, string> = {};
       c.names.forEach((name, i) => (params[name] = decodeParam(m[i + 1]!, name)));

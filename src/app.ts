@@ -21,6 +21,8 @@ import { buildContext } from './http/context.ts';
 import { retryAfterOfErrors, withRateHeaders } from './http/rate-headers.ts';
 import { createCors } from './http/cors.ts';
 import { withRequestLog } from './http/request-log.ts';
+import { countOperation, createMetricsEndpoint, graphqlMetricsPlugin, withHttpMetrics } from './metrics/http.ts';
+import type { Metrics } from './metrics/metrics.ts';
 import type { Logger } from './logger.ts';
 import { createProtocolHandler } from './protocols/index.ts';
 import type { Services } from './services.ts';
@@ -39,8 +41,14 @@ export async function createApp(opts: {
   services: Services;
   schema: GraphQLSchema;
   logger: Logger;
+  /** Null or absent: METRICS_ENABLED=false, nothing measured or served. */
+  metrics?: Metrics | null;
 }): Promise<App> {
   const { config, db, services, schema, logger } = opts;
+  const metrics = opts.metrics ?? null;
+  // Before CORS and the rate headers: a scrape is neither a browser's nor a client's request.
+  const metricsEndpoint = metrics && config.metrics.port === null ? createMetricsEndpoint(metrics, config.metrics.token) : () => false;
+  const measured = (handle: http.RequestListener) => (metrics ? withHttpMetrics(metrics, config.restBasePath, handle) : handle);
   const app = express();
   const onInternalError = (error: unknown, req?: IncomingMessage) =>
     logger.error('internal error', { error, method: req?.method, path: req?.url });
@@ -62,12 +70,13 @@ export async function createApp(opts: {
   // protocols, then REST rows (and the upload links they hand out), without the framework;
   // everything else goes through Express.
   const server = http.createServer(
-    withRequestLog(logger, (req, res) => {
+    withRequestLog(logger, measured((req, res) => {
+      if (metricsEndpoint(req, res)) return;
       if (cors(req, res)) return;
       withRateHeaders(res, () => {
         if (!docs(req, res) && !protocols(req, res) && !rest(req, res)) app(req, res);
       });
-    }),
+    })),
   );
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
@@ -113,6 +122,7 @@ export async function createApp(opts: {
         }
       },
       context: (req) => sseContexts.get(req.raw)!,
+      onOperation: (_ctx, _req, args) => void (metrics && countOperation(metrics, args.document, args.operationName)),
       // The same error shape as /graphql: table codes, and nothing internal on the wire.
       onNext: (_ctx, _req, result) => (result.errors?.length ? { ...result, errors: result.errors.map((e) => formatError(e, e.toJSON())) as never } : undefined),
     }),
@@ -127,6 +137,7 @@ export async function createApp(opts: {
     validationRules: [depthLimit(config.graphqlDepthLimit)],
     plugins: [
       ApolloServerPluginDrainHttpServer({ httpServer: server }),
+      ...(metrics ? [graphqlMetricsPlugin(metrics)] : []),
       {
         // A refused operation answers 200 with its error (GraphQL's way); the wait goes in the header too.
         requestDidStart: async () => ({

@@ -20,6 +20,9 @@ import { startQueue } from './queue/queue.ts';
 import { REEMBED_QUEUE } from './datastores/model-change.ts';
 import { reembedQueueOptions, startReembedWorkers } from './datastores/reembed.job.ts';
 import { createServices, type Services } from './services.ts';
+import { startMetricsServer } from './metrics/http.ts';
+import { instrumentChat, instrumentEmbedder, instrumentQueue, watchDatabase } from './metrics/instrument.ts';
+import { Metrics } from './metrics/metrics.ts';
 
 export interface Running {
   config: Config;
@@ -47,7 +50,9 @@ export async function start(config: Config, opts: { logger?: Logger } = {}): Pro
     }
   };
   try {
-    const embedder = createEmbedder(config, { logger });
+    // One registry per started service: tests start several in one process.
+    const metrics = config.metrics.enabled ? new Metrics({ logger }) : null;
+    const embedder = instrumentEmbedder(createEmbedder(config, { logger }), metrics);
     await ensureVectorIndex(db.orm, embedder.dimension);
     const bus = createEventBus(config.database, db.pglite, logger);
     cleanups.push(() => bus.close());
@@ -55,8 +60,10 @@ export async function start(config: Config, opts: { logger?: Logger } = {}): Pro
       superviseSeconds: config.jobs.superviseSeconds,
     });
     cleanups.push(() => queue.stop());
+    instrumentQueue(queue, metrics);
+    watchDatabase(metrics, { db, database: config.database, queue, queues: [INGEST_QUEUE, FORM_WEBHOOK_QUEUE] });
     const storage = createStorage(config);
-    const services = await createServices(config, { bus, queue, storage, embedder, chat: createChatModel(config, { logger }), logger });
+    const services = await createServices(config, { bus, queue, storage, embedder, chat: instrumentChat(createChatModel(config, { logger }), metrics), logger });
     cleanups.push(() => services.limits.close(db.orm.em.fork()));
 
     if (config.role !== 'api') {
@@ -70,11 +77,16 @@ export async function start(config: Config, opts: { logger?: Logger } = {}): Pro
       // Which parts of the universal processor work here (ffmpeg, OCR, models), and why not.
       logger.info('universal processor', capabilitySummary(await services.universal.capabilities()));
       const schema = await createSchema();
-      app = await createApp({ config, db, services, schema, logger });
+      app = await createApp({ config, db, services, schema, logger, metrics });
       port = await app.listen();
       if (storage instanceof LocalStorage && /:0$/.test(config.publicUrl)) storage.setPublicUrl(`http://127.0.0.1:${port}`);
       const httpApp = app;
       cleanups.push(() => httpApp.close());
+    }
+    // METRICS_PORT: served by every role, so a worker-only process can be scraped too.
+    if (metrics && config.metrics.port !== null) {
+      const metricsServer = await startMetricsServer(metrics, { port: config.metrics.port, host: config.host, token: config.metrics.token });
+      cleanups.push(() => metricsServer.close());
     }
     let stopping: Promise<void> | undefined;
     return { config, db, services, app, logger, port, stop: () => (stopping ??= stop()) };

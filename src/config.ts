@@ -71,6 +71,12 @@ export interface Config {
   readonly jobs: { readonly heartbeatSeconds: number; readonly superviseSeconds: number; readonly retryDelaySeconds: number };
   /** CORS_ORIGINS: the only origins whose pages may send the session cookie (exact, canonical). */
   readonly corsOrigins: readonly string[];
+  /**
+   * GET /metrics (Prometheus text format). token: METRICS_TOKEN, the bearer token a scrape must
+   * carry (null = none needed); port: METRICS_PORT, a separate port that serves /metrics instead
+   * of the main one (null = the main port).
+   */
+  readonly metrics: { readonly enabled: boolean; readonly token: string | null; readonly port: number | null };
 }
 
 export class ConfigError extends Error {
@@ -197,6 +203,11 @@ export function loadConfig(env: Env = process.env): Config {
       retryDelaySeconds: int('JOB_RETRY_DELAY_SECONDS', 5, 1, 3600),
     },
     corsOrigins: Object.freeze(corsOrigins),
+    metrics: {
+      enabled: bool('METRICS_ENABLED', true),
+      token: env.METRICS_TOKEN || null,
+      port: env.METRICS_PORT ? int('METRICS_PORT', 0, 1, 65535) : null,
+    },
   };
   const mutable = config as { -readonly [K in keyof Config]: Config[K] };
   mutable.publicUrl = (env.PUBLIC_URL || `http://localhost:${config.port}`).replace(/\/+$/, '');
@@ -229,6 +240,9 @@ export function loadConfig(env: Env = process.env): Config {
       projectId: env.GCS_PROJECT_ID || null,
     };
   }
+
+  if (config.metrics.port !== null && config.metrics.port === config.port) problems.push(`METRICS_PORT must differ from PORT (both are ${config.port}); leave it unset to serve /metrics on the main port`);
+  if (config.metrics.token !== null && !/^[\x21-\x7e]+$/.test(config.metrics.token)) problems.push('METRICS_TOKEN must be printable ASCII without spaces (it is sent as a bearer token)');
 
   if (problems.length) throw new ConfigError(problems);
   return Object.freeze(config);

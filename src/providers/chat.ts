@@ -143,5 +143,6 @@ function wrap(err: unknown, signal?: AbortSignal): unknown {
   if (signal?.aborted) return err; // the caller stopped: not a model failure
   const status = (err as { status?: number }).status;
   const message = err instanceof Error ? err.message : String(err);
-  return new ChatError(status ? `The model endpoint answered ${status}: ${message}` : `The model endpoint failed: ${message}`);
+  // The client's error stays as the cause: its status and name tell the metrics what kind of failure it was.
+  return new ChatError(status ? `The model endpoint answered ${status}: ${message}` : `The model endpoint failed: ${message}`, { cause: err });
 }
