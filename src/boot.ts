@@ -61,9 +61,9 @@ export async function start(config: Config, opts: { logger?: Logger } = {}): Pro
     });
     cleanups.push(() => queue.stop());
     instrumentQueue(queue, metrics);
-    watchDatabase(metrics, { db, database: config.database, queue, queues: [INGEST_QUEUE, FORM_WEBHOOK_QUEUE] });
+    watchDatabase(metrics, { db, database: config.database, queue, queues: [INGEST_QUEUE, FORM_WEBHOOK_QUEUE, REEMBED_QUEUE] });
     const storage = createStorage(config);
-    const services = await createServices(config, { bus, queue, storage, embedder, chat: instrumentChat(createChatModel(config, { logger }), metrics), logger });
+    const services = await createServices(config, { bus, queue, storage, embedder, chat: instrumentChat(createChatModel(config, { logger }), metrics), logger, wrapEmbedder: (e) => instrumentEmbedder(e, metrics) });
     cleanups.push(() => services.limits.close(db.orm.em.fork()));
 
     if (config.role !== 'api') {

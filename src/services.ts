@@ -49,10 +49,12 @@ export interface Parts {
   chat: ChatModel | null;
   /** Where the services that call model endpoints themselves log their failures. */
   logger?: Logger;
+  /** Applied to embedders made for datastores on other models than `embedder`'s (metrics). */
+  wrapEmbedder?: (embedder: Embedder) => Embedder;
 }
 
 export async function createServices(config: Config, parts: Parts): Promise<Services> {
-  const embedders = new EmbedderRegistry(config, parts.embedder, parts.logger);
+  const embedders = new EmbedderRegistry(config, parts.embedder, parts.logger, parts.wrapEmbedder);
   const datastores = new DatastoreService(parts.embedder, parts.storage, parts.bus, new ModelChanges(embedders, parts.queue, parts.bus));
   const agents = new AgentService(datastores, parts.bus);
   const { chat, logger, ...shared } = parts;

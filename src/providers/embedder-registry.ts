@@ -32,6 +32,8 @@ export class EmbedderRegistry {
     /** The configured model (new datastores get it); reused for its own key so there is one instance. */
     readonly configured: Embedder,
     private readonly logger?: Logger,
+    /** Applied to every embedder made here (metrics count their calls as the configured one's). */
+    private readonly wrap: (embedder: Embedder) => Embedder = (embedder) => embedder,
   ) {}
 
   /** The key a datastore records for the configured model. */
@@ -54,6 +56,7 @@ export class EmbedderRegistry {
     } else {
       return null;
     }
+    embedder = this.wrap(embedder);
     this.made.set(id, embedder);
     return embedder;
   }
