@@ -14,6 +14,8 @@ import { Datastore } from './datastore.entity.ts';
 import type { CreateDatastoreInput, UpdateDatastoreInput } from './datastore.inputs.ts';
 import { assertOriginAllowed, normalizeAllowedOrigins } from '../origins.ts';
 import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } from '../ingestion/chunker.ts';
+import { normalizeResyncSchedule, RESYNC_NONE } from '../ingestion/resync-schedule.ts';
+import type { ResyncSchedules } from '../ingestion/resync.schedules.ts';
 
 export const DATASTORE_CHANGED = 'datastore_changed';
 
@@ -28,6 +30,7 @@ export class DatastoreService {
     private readonly embedder: Pick<Embedder, 'provider' | 'model' | 'dimension'>,
     private readonly storage: Pick<ObjectStorage, 'delete'>,
     private readonly bus: EventBus,
+    private readonly schedules?: ResyncSchedules,
   ) {}
 
   async init(): Promise<void> {
@@ -89,6 +92,7 @@ export class DatastoreService {
   /** Throws UNAUTHENTICATED, FORBIDDEN (a key limited to some datastores, or read-only), BAD_USER_INPUT (allowedOrigins). */
   async create(em: Em, auth: Auth, input: CreateDatastoreInput): Promise<Datastore> {
     const member = requireCreate(auth, 'Datastore');
+    const resyncSchedule = normalizeResyncSchedule(input.resyncSchedule);
     const datastore = em.create(Datastore, {
       organization: member.organizationId,
       name: input.name,
@@ -98,7 +102,10 @@ export class DatastoreService {
       embeddingDimension: this.embedder.dimension,
       ...chunking(input.chunkSize, input.chunkOverlap),
       allowedOrigins: normalizeAllowedOrigins(input.allowedOrigins),
+      resyncSchedule,
     });
+    // The schedule before the row: one left without its row removes itself when it fires.
+    await this.applySchedule(datastore.id, resyncSchedule);
     await em.flush();
     return datastore;
   }
@@ -112,7 +119,13 @@ export class DatastoreService {
     if (input.description != null) datastore.description = input.description;
     if (input.visibility != null) datastore.visibility = input.visibility;
     Object.assign(datastore, chunking(input.chunkSize ?? datastore.chunkSize, input.chunkOverlap ?? datastore.chunkOverlap));
+    const resyncSchedule = input.resyncSchedule == null ? null : normalizeResyncSchedule(input.resyncSchedule);
+    const scheduleChanged = resyncSchedule !== null && resyncSchedule !== datastore.resyncSchedule;
+    if (resyncSchedule !== null) datastore.resyncSchedule = resyncSchedule;
+    // Registered before the row says so, removed after: a failure in between leaves a schedule that removes itself.
+    if (scheduleChanged && resyncSchedule !== RESYNC_NONE) await this.applySchedule(datastore.id, resyncSchedule);
     await em.flush();
+    if (scheduleChanged && resyncSchedule === RESYNC_NONE) await this.applySchedule(datastore.id, resyncSchedule);
     await this.changed(em, datastore.id);
     return datastore;
   }
@@ -121,10 +134,24 @@ export class DatastoreService {
   async delete(em: Em, auth: Auth, id: string): Promise<Datastore> {
     const datastore = assertCanChange(auth, await findById(em, Datastore, id), 'Datastore');
     const files = await rawQuery<{ storage_key: string }>(em, 'select storage_key from datasources where datastore_id = $1 and storage_key is not null', [datastore.id]);
+    const scheduled = await rawQuery<{ id: string }>(em, `select id from datasources where datastore_id = $1 and resync_schedule <> 'none'`, [datastore.id]);
     await em.remove(datastore).flush();
     await this.changed(em, datastore.id);
     await Promise.all(files.map((f) => this.storage.delete(f.storage_key).catch(() => {})));
+    // Best effort: a schedule that outlives its row removes itself when it fires.
+    if (this.schedules) {
+      const targets = [...(datastore.resyncSchedule !== RESYNC_NONE ? [{ datastoreId: datastore.id }] : []), ...scheduled.map((r) => ({ datasourceId: r.id }))];
+      await Promise.all(targets.map((t) => this.schedules!.remove(t).catch(() => {})));
+    }
     return datastore;
+  }
+
+  private async applySchedule(id: string, schedule: string): Promise<void> {
+    if (!this.schedules) {
+      if (schedule !== RESYNC_NONE) throw new Error('Re-sync schedules need the queue (DatastoreService built without ResyncSchedules).');
+      return;
+    }
+    await this.schedules.apply({ datastoreId: id }, schedule);
   }
 
   private async changed(em: Em, id: string): Promise<void> {
