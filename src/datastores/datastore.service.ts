@@ -113,13 +113,13 @@ export class DatastoreService {
   /** Throws UNAUTHENTICATED, FORBIDDEN, NOT_FOUND, BAD_USER_INPUT. */
   async update(em: Em, auth: Auth, id: string, input: UpdateDatastoreInput): Promise<Datastore> {
     const datastore = assertCanChange(auth, await findById(em, Datastore, id), 'Datastore');
+    const resyncSchedule = input.resyncSchedule == null ? null : normalizeResyncSchedule(input.resyncSchedule);
     const allowedOrigins = input.allowedOrigins === undefined ? undefined : normalizeAllowedOrigins(input.allowedOrigins);
     if (allowedOrigins) datastore.allowedOrigins = allowedOrigins;
     if (input.name != null) datastore.name = input.name;
     if (input.description != null) datastore.description = input.description;
     if (input.visibility != null) datastore.visibility = input.visibility;
     Object.assign(datastore, chunking(input.chunkSize ?? datastore.chunkSize, input.chunkOverlap ?? datastore.chunkOverlap));
-    const resyncSchedule = input.resyncSchedule == null ? null : normalizeResyncSchedule(input.resyncSchedule);
     const scheduleChanged = resyncSchedule !== null && resyncSchedule !== datastore.resyncSchedule;
     if (resyncSchedule !== null) datastore.resyncSchedule = resyncSchedule;
     // Registered before the row says so, removed after: a failure in between leaves a schedule that removes itself.

@@ -245,18 +245,16 @@ export class DatasourceService {
     const ds = await this.get(em, auth, id, 'write');
     const resyncSchedule = input.resyncSchedule == null ? null : normalizeResyncSchedule(input.resyncSchedule);
     if (resyncSchedule !== null && resyncSchedule !== RESYNC_NONE) assertSchedulable(ds);
-    if (input.name != null) {
-      if (!input.name.trim()) throw badInput('name must not be empty.', { field: 'name' });
-      ds.name = input.name.trim();
-    }
+    const name = input.name == null ? null : input.name.trim();
+    if (name === '') throw badInput('name must not be empty.', { field: 'name' });
     const scheduleChanged = resyncSchedule !== null && resyncSchedule !== ds.resyncSchedule;
-    if (resyncSchedule !== null) ds.resyncSchedule = resyncSchedule;
     // A schedule is registered before the row says so and removed after, so that a failure in
     // between leaves a schedule that removes itself rather than a row whose schedule never fires.
     if (scheduleChanged && resyncSchedule !== RESYNC_NONE) await this.applySchedule({ datasourceId: ds.id }, resyncSchedule);
-    await em.flush();
+    // Not a flush: updated_at is a running job's claim on the row (Run), and a rename must not take it away.
+    await rawQuery(em, 'update datasources set name = coalesce($2, name), resync_schedule = coalesce($3, resync_schedule) where id = $1', [ds.id, name, resyncSchedule]);
     if (scheduleChanged && resyncSchedule === RESYNC_NONE) await this.applySchedule({ datasourceId: ds.id }, resyncSchedule);
-    return ds;
+    return em.findOneOrFail(Datasource, ds.id, { refresh: true });
   }
 
   /**
