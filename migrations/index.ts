@@ -7,6 +7,7 @@ import { Migration20261124000000ReserveQuery } from './Migration20261124000000Re
 import { Migration20261125000000RateCounters } from './Migration20261125000000RateCounters.ts';
 import { Migration20261126000100AllowedOrigins } from './Migration20261126000100AllowedOrigins.ts';
 import { Migration20261126000200ScopedApiKeys } from './Migration20261126000200ScopedApiKeys.ts';
+import { Migration20261127000100ResyncSchedule } from './Migration20261127000100ResyncSchedule.ts';
 import { Migration20261127000200Reembed } from './Migration20261127000200Reembed.ts';
 
 /** Applied in order, at start-up and by `npm run migrate`. Never edit a migration that has shipped. */
@@ -19,5 +20,6 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261125000000RateCounters', class: Migration20261125000000RateCounters },
   { name: 'Migration20261126000100AllowedOrigins', class: Migration20261126000100AllowedOrigins },
   { name: 'Migration20261126000200ScopedApiKeys', class: Migration20261126000200ScopedApiKeys },
+  { name: 'Migration20261127000100ResyncSchedule', class: Migration20261127000100ResyncSchedule },
   { name: 'Migration20261127000200Reembed', class: Migration20261127000200Reembed },
 ];

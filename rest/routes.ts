@@ -383,7 +383,7 @@ export const routes: RestRoute[] = [
   {
     doc: {
       summary: 'Create a datasource',
-      description: 'A web page (`config.source_url`), a whole web site (`config.sitemap` or `config.source_url`) or a raw text document (`text`).',
+      description: 'A web page (`config.source_url`), a whole web site (`config.sitemap` or `config.source_url`) or a raw text document (`text`). A web page or site may take `resyncSchedule` (`none`, `daily`, `weekly` or a five-field cron expression, UTC) to be fetched again on; unchanged pages keep their chunks.',
       errors: ['PAYMENT_REQUIRED'],
       response: datasourceSchema,
     },

@@ -9,6 +9,7 @@ import { createSchema } from './graphql/schema.ts';
 import { INGEST_QUEUE } from './ingestion/datasource.service.ts';
 import { ingestQueueOptions, startIngestWorkers } from './ingestion/ingest.job.ts';
 import { FORM_WEBHOOK_QUEUE } from './forms/form.service.ts';
+import { RESYNC_QUEUE, RESYNC_QUEUE_OPTIONS, startResyncWorkers } from './ingestion/resync.schedules.ts';
 import { formWebhookQueueOptions, startFormWebhookWorkers } from './forms/form-webhook.job.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createChatModel } from './providers/chat.ts';
@@ -56,7 +57,7 @@ export async function start(config: Config, opts: { logger?: Logger } = {}): Pro
     await ensureVectorIndex(db.orm, embedder.dimension);
     const bus = createEventBus(config.database, db.pglite, logger);
     cleanups.push(() => bus.close());
-    const queue = await startQueue(config.database, db.pglite, [{ name: INGEST_QUEUE, options: ingestQueueOptions(config) }, { name: FORM_WEBHOOK_QUEUE, options: formWebhookQueueOptions(config) }, { name: REEMBED_QUEUE, options: reembedQueueOptions(config) }], logger, {
+    const queue = await startQueue(config.database, db.pglite, [{ name: INGEST_QUEUE, options: ingestQueueOptions(config) }, { name: FORM_WEBHOOK_QUEUE, options: formWebhookQueueOptions(config) }, { name: REEMBED_QUEUE, options: reembedQueueOptions(config) }, { name: RESYNC_QUEUE, options: RESYNC_QUEUE_OPTIONS }], logger, {
       superviseSeconds: config.jobs.superviseSeconds,
     });
     cleanups.push(() => queue.stop());
@@ -70,6 +71,7 @@ export async function start(config: Config, opts: { logger?: Logger } = {}): Pro
       await startIngestWorkers({ config, orm: db.orm, storage, queue, embedder, embedders: services.embedders, datasources: services.datasources, logger });
       await startReembedWorkers({ orm: db.orm, queue, embedders: services.embedders, logger });
       await startFormWebhookWorkers({ config, orm: db.orm, queue, logger });
+      await startResyncWorkers({ orm: db.orm, queue, datasources: services.datasources, logger });
     }
     let app: App | null = null;
     let port = 0;

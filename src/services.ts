@@ -5,6 +5,7 @@ import type { Logger } from './logger.ts';
 import { DatastoreService } from './datastores/datastore.service.ts';
 import type { EventBus } from './events/bus.ts';
 import { DatasourceService } from './ingestion/datasource.service.ts';
+import { ResyncSchedules } from './ingestion/resync.schedules.ts';
 import type { Embedder } from './providers/embeddings.ts';
 import type { ChatModel } from './providers/chat.ts';
 import { AnswerService } from './answers/answer.service.ts';
@@ -55,7 +56,8 @@ export interface Parts {
 
 export async function createServices(config: Config, parts: Parts): Promise<Services> {
   const embedders = new EmbedderRegistry(config, parts.embedder, parts.logger, parts.wrapEmbedder);
-  const datastores = new DatastoreService(parts.embedder, parts.storage, parts.bus, new ModelChanges(embedders, parts.queue, parts.bus));
+  const resyncSchedules = new ResyncSchedules(parts.queue);
+  const datastores = new DatastoreService(parts.embedder, parts.storage, parts.bus, new ModelChanges(embedders, parts.queue, parts.bus), resyncSchedules);
   const agents = new AgentService(datastores, parts.bus);
   const { chat, logger, ...shared } = parts;
   const limits = new Limits(config.rateLimits);
@@ -68,7 +70,7 @@ export async function createServices(config: Config, parts: Parts): Promise<Serv
     auth: new AuthService(config, parts.bus, limits),
     datastores,
     agents,
-    datasources: new DatasourceService(config, parts.storage, parts.queue, parts.bus),
+    datasources: new DatasourceService(config, parts.storage, parts.queue, parts.bus, resyncSchedules),
     retrieval,
     limits,
     answers: new AnswerService(config, agents, retrieval, chat, limits, conversations),

@@ -4,6 +4,7 @@ import { Authorized, Field, Float, Int, ObjectType } from 'type-graphql';
 import { BaseEntity } from '../db/base.entity.ts';
 import { Organization } from '../organizations/organization.entity.ts';
 import { Visibility } from '../vocabulary.ts';
+import { nextResyncAt } from '../ingestion/resync-schedule.ts';
 
 @ObjectType({ description: 'A collection of datasources whose chunks agents retrieve from.' })
 @Entity({ tableName: 'datastores' })
@@ -60,4 +61,17 @@ export class Datastore extends BaseEntity {
   @Field(() => [String], { description: 'Origins (scheme://host[:port]) whose web pages may query or write to this datastore; empty = any. Binds anonymous callers and other organizations; the owning organization is not bound (docs/browser.md).' })
   @Property({ type: ArrayType, defaultRaw: "'{}'" })
   allowedOrigins: string[] & Opt = [];
+
+  @Field(() => String, { description: 'When to fetch all its web_page and web_site datasources again: none (default), daily, weekly or a five-field cron expression (UTC).' })
+  @Property({ type: 'text', default: 'none' })
+  resyncSchedule: string & Opt = 'none';
+
+  @Field(() => Date, { nullable: true, description: 'When resyncSchedule last started a re-sync of its web datasources.' })
+  @Property({ type: 'datetime', nullable: true })
+  lastSynch?: Date | null;
+
+  @Field(() => Date, { nullable: true, description: 'When resyncSchedule next fires; null for none.' })
+  get nextSynchAt(): Date | null {
+    return nextResyncAt(this.resyncSchedule, this.id);
+  }
 }

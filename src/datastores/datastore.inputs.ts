@@ -29,6 +29,9 @@ export class CreateDatastoreInput {
 
   @Field(() => [String], { nullable: true, description: 'Origins (scheme://host[:port], at most 50) whose web pages may call it; empty or null = any origin.' })
   allowedOrigins?: string[] | null;
+
+  @Field({ nullable: true, description: 'When to fetch all its web_page and web_site datasources again: none (default), daily, weekly or a five-field cron expression (UTC).' })
+  resyncSchedule?: string;
 }
 
 @InputType()
@@ -65,4 +68,6 @@ export class UpdateDatastoreInput {
   @IsOptional()
   @MaxLength(210)
   embeddingModel?: string;
+  @Field({ nullable: true, description: 'none, daily, weekly or a five-field cron expression (UTC) for all its web datasources.' })
+  resyncSchedule?: string;
 }

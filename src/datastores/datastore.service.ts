@@ -15,6 +15,8 @@ import type { CreateDatastoreInput, UpdateDatastoreInput } from './datastore.inp
 import { assertOriginAllowed, normalizeAllowedOrigins } from '../origins.ts';
 import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } from '../ingestion/chunker.ts';
 import type { ModelChanges } from './model-change.ts';
+import { normalizeResyncSchedule, RESYNC_NONE } from '../ingestion/resync-schedule.ts';
+import type { ResyncSchedules } from '../ingestion/resync.schedules.ts';
 
 export const DATASTORE_CHANGED = 'datastore_changed';
 
@@ -31,6 +33,7 @@ export class DatastoreService {
     private readonly bus: EventBus,
     /** Changes of embedding model (absent: updateDatastore refuses embeddingModel). */
     private readonly modelChanges?: ModelChanges,
+    private readonly schedules?: ResyncSchedules,
   ) {}
 
   async init(): Promise<void> {
@@ -92,6 +95,7 @@ export class DatastoreService {
   /** Throws UNAUTHENTICATED, FORBIDDEN (a key limited to some datastores, or read-only), BAD_USER_INPUT (allowedOrigins). */
   async create(em: Em, auth: Auth, input: CreateDatastoreInput): Promise<Datastore> {
     const member = requireCreate(auth, 'Datastore');
+    const resyncSchedule = normalizeResyncSchedule(input.resyncSchedule);
     const datastore = em.create(Datastore, {
       organization: member.organizationId,
       name: input.name,
@@ -101,7 +105,10 @@ export class DatastoreService {
       embeddingDimension: this.embedder.dimension,
       ...chunking(input.chunkSize, input.chunkOverlap),
       allowedOrigins: normalizeAllowedOrigins(input.allowedOrigins),
+      resyncSchedule,
     });
+    // The schedule before the row: one left without its row removes itself when it fires.
+    await this.applySchedule(datastore.id, resyncSchedule);
     await em.flush();
     return datastore;
   }
@@ -111,13 +118,19 @@ export class DatastoreService {
     const datastore = assertCanChange(auth, await findById(em, Datastore, id), 'Datastore');
     // Checked first (it may ask the endpoint), so a refused model leaves every field as it was.
     const modelChange = input.embeddingModel == null ? null : await this.planModelChange(datastore, input.embeddingModel);
+    const resyncSchedule = input.resyncSchedule == null ? null : normalizeResyncSchedule(input.resyncSchedule);
     const allowedOrigins = input.allowedOrigins === undefined ? undefined : normalizeAllowedOrigins(input.allowedOrigins);
     if (allowedOrigins) datastore.allowedOrigins = allowedOrigins;
     if (input.name != null) datastore.name = input.name;
     if (input.description != null) datastore.description = input.description;
     if (input.visibility != null) datastore.visibility = input.visibility;
     Object.assign(datastore, chunking(input.chunkSize ?? datastore.chunkSize, input.chunkOverlap ?? datastore.chunkOverlap));
+    const scheduleChanged = resyncSchedule !== null && resyncSchedule !== datastore.resyncSchedule;
+    if (resyncSchedule !== null) datastore.resyncSchedule = resyncSchedule;
+    // Registered before the row says so, removed after: a failure in between leaves a schedule that removes itself.
+    if (scheduleChanged && resyncSchedule !== RESYNC_NONE) await this.applySchedule(datastore.id, resyncSchedule);
     await (modelChange ? this.modelChanges!.apply(em, datastore, modelChange) : em.flush());
+    if (scheduleChanged && resyncSchedule === RESYNC_NONE) await this.applySchedule(datastore.id, resyncSchedule);
     await this.changed(em, datastore.id);
     return datastore;
   }
@@ -126,15 +139,29 @@ export class DatastoreService {
   async delete(em: Em, auth: Auth, id: string): Promise<Datastore> {
     const datastore = assertCanChange(auth, await findById(em, Datastore, id), 'Datastore');
     const files = await rawQuery<{ storage_key: string }>(em, 'select storage_key from datasources where datastore_id = $1 and storage_key is not null', [datastore.id]);
+    const scheduled = await rawQuery<{ id: string }>(em, `select id from datasources where datastore_id = $1 and resync_schedule <> 'none'`, [datastore.id]);
     await em.remove(datastore).flush();
     await this.changed(em, datastore.id);
     await Promise.all(files.map((f) => this.storage.delete(f.storage_key).catch(() => {})));
+    // Best effort: a schedule that outlives its row removes itself when it fires.
+    if (this.schedules) {
+      const targets = [...(datastore.resyncSchedule !== RESYNC_NONE ? [{ datastoreId: datastore.id }] : []), ...scheduled.map((r) => ({ datasourceId: r.id }))];
+      await Promise.all(targets.map((t) => this.schedules!.remove(t).catch(() => {})));
+    }
     return datastore;
   }
 
   private planModelChange(datastore: Datastore, requested: string) {
     if (!this.modelChanges) throw badInput('This service cannot change embedding models.', { field: 'embeddingModel' });
     return this.modelChanges.plan(datastore, requested);
+  }
+
+  private async applySchedule(id: string, schedule: string): Promise<void> {
+    if (!this.schedules) {
+      if (schedule !== RESYNC_NONE) throw new Error('Re-sync schedules need the queue (DatastoreService built without ResyncSchedules).');
+      return;
+    }
+    await this.schedules.apply({ datastoreId: id }, schedule);
   }
 
   private async changed(em: Em, id: string): Promise<void> {

@@ -5,6 +5,7 @@ import { Field, Float, ID, Int, ObjectType, registerEnumType } from 'type-graphq
 import { BaseEntity } from '../db/base.entity.ts';
 import { Datastore } from '../datastores/datastore.entity.ts';
 import { Organization } from '../organizations/organization.entity.ts';
+import { nextResyncAt } from './resync-schedule.ts';
 
 export enum DatasourceType {
   file = 'file',
@@ -106,4 +107,24 @@ export class Datasource extends BaseEntity {
   @Field(() => Date, { nullable: true })
   @Property({ type: 'datetime', nullable: true })
   lastSynch?: Date | null;
+
+  @Field(() => String, { description: 'web_page and web_site: when to fetch again, none (default), daily, weekly or a five-field cron expression (UTC). A page of a site follows its site.' })
+  @Property({ type: 'text', default: 'none' })
+  resyncSchedule: string & Opt = 'none';
+
+  @Field(() => Date, { nullable: true, description: "When resyncSchedule next fires (its datastore's schedule may come sooner); null for none." })
+  get nextSynchAt(): Date | null {
+    return nextResyncAt(this.resyncSchedule, this.id);
+  }
+
+  /** The validators the page's server sent with the content the chunks hold, for conditional requests. */
+  @Property({ type: 'text', nullable: true })
+  etag?: string | null;
+
+  @Property({ type: 'text', nullable: true })
+  lastModified?: string | null;
+
+  /** The embedding model and chunk settings the chunks were made with: unchanged text is skipped only if these are the same too. */
+  @Property({ type: 'text', nullable: true })
+  chunkedWith?: string | null;
 }

@@ -29,6 +29,20 @@ export class CreateDatasourceInput {
   @IsOptional()
   @MaxLength(200)
   customId?: string;
+
+  @Field({ nullable: true, description: 'web_page and web_site: none (default), daily, weekly or a five-field cron expression (UTC) to fetch it again on.' })
+  resyncSchedule?: string;
+}
+
+@InputType({ description: 'Fields left out (or null) keep their value.' })
+export class UpdateDatasourceInput {
+  @Field({ nullable: true })
+  @IsOptional()
+  @Length(1, 500)
+  name?: string;
+
+  @Field({ nullable: true, description: 'web_page and web_site: none, daily, weekly or a five-field cron expression (UTC).' })
+  resyncSchedule?: string;
 }
 
 @InputType()

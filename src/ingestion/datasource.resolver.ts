@@ -4,7 +4,7 @@ import type { Context } from '../graphql/context.ts';
 import { Connection, PageArgs } from '../graphql/pagination.ts';
 import { badInput } from '../errors.ts';
 import { Datasource, DatasourceStatus, DatasourceType } from './datasource.entity.ts';
-import { CreateDatasourceInput, DatasourceStatusChange, UpdateDocumentInput, UploadLink, UploadLinkInput } from './datasource.inputs.ts';
+import { CreateDatasourceInput, DatasourceStatusChange, UpdateDatasourceInput, UpdateDocumentInput, UploadLink, UploadLinkInput } from './datasource.inputs.ts';
 import { DATASOURCE_STATUS, type StatusChange } from './datasource.service.ts';
 
 @ObjectType()
@@ -60,6 +60,11 @@ export class DatasourceResolver {
   @Mutation(() => Datasource, { description: "Replaces a document's text and metadata and re-embeds it. No credentials needed for a public datastore." })
   updateDocument(@Arg('datastoreId', () => ID) datastoreId: string, @Arg('input') input: UpdateDocumentInput, @Ctx() ctx: Context): Promise<Datasource> {
     return ctx.services.datasources.updateText(ctx.em, ctx.auth, datastoreId, input, ctx.origin);
+  }
+
+  @Mutation(() => Datasource, { description: 'Renames a datasource or changes the re-sync schedule of a web page or site.' })
+  updateDatasource(@Arg('id', () => ID) id: string, @Arg('input') input: UpdateDatasourceInput, @Ctx() ctx: Context): Promise<Datasource> {
+    return ctx.services.datasources.update(ctx.em, ctx.auth, id, input);
   }
 
   @Mutation(() => Datasource, { description: 'Processes the datasource again (status pending); a site is crawled again.' })

@@ -17,6 +17,8 @@ import type { Queue } from '../queue/queue.ts';
 import { Datasource, DatasourceStatus, DatasourceType } from './datasource.entity.ts';
 import { assertMove, movesInto } from './datasource.status.ts';
 import { DATASOURCE_MIME_TYPES, extensionFor, mimeTypeFromFileName, normalizeMimeType } from './loaders/index.ts';
+import { normalizeResyncSchedule, RESYNC_NONE } from './resync-schedule.ts';
+import type { ResyncSchedules } from './resync.schedules.ts';
 
 export const INGEST_QUEUE = 'ingest-datasource';
 export const DATASOURCE_STATUS = 'datasource_status';
@@ -92,6 +94,7 @@ export class DatasourceService {
     private readonly storage: ObjectStorage,
     private readonly queue: Queue,
     private readonly bus: EventBus,
+    private readonly schedules?: ResyncSchedules,
   ) {}
 
   /** `write`: to change it. Throws UNAUTHENTICATED, NOT_FOUND (unknown, of another organization, or outside the key's datastores), FORBIDDEN (read-only key). */
@@ -209,23 +212,66 @@ export class DatasourceService {
   }
 
   /** A web page or a whole site. Throws UNAUTHENTICATED, NOT_FOUND, FORBIDDEN (read-only key), BAD_USER_INPUT, PAYMENT_REQUIRED. */
-  async createWeb(em: Em, auth: Auth, input: { datastoreId: string; type: DatasourceType; name?: string | null; config: Record<string, unknown>; customId?: string | null }): Promise<Datasource> {
+  async createWeb(em: Em, auth: Auth, input: { datastoreId: string; type: DatasourceType; name?: string | null; config: Record<string, unknown>; customId?: string | null; resyncSchedule?: string | null }): Promise<Datasource> {
     const datastore = await this.ownDatastore(em, auth, input.datastoreId, 'write');
     const config = webConfig(input.type, input.config);
+    const resyncSchedule = normalizeResyncSchedule(input.resyncSchedule);
     await assertStoredTokensLeft(em, datastore.organization.id);
-    return this.createAndQueue(em, {
-      datastore,
-      type: input.type,
-      name: input.name?.trim() || String(config.sitemap ?? config.source_url),
-      config,
-      customId: cleanCustomId(input.customId),
-    });
+    const id = newId();
+    // The schedule before the row: one left without its row removes itself when it fires (resync.schedules.ts).
+    await this.applySchedule({ datasourceId: id }, resyncSchedule);
+    try {
+      return await this.createAndQueue(em, {
+        id,
+        datastore,
+        type: input.type,
+        name: input.name?.trim() || String(config.sitemap ?? config.source_url),
+        config,
+        customId: cleanCustomId(input.customId),
+        resyncSchedule,
+      });
+    } catch (err) {
+      if (resyncSchedule !== RESYNC_NONE) await this.schedules?.remove({ datasourceId: id }).catch(() => {});
+      throw err;
+    }
+  }
+
+  /**
+   * Renames a datasource or changes the re-sync schedule of a web page or site.
+   * Throws UNAUTHENTICATED, NOT_FOUND, FORBIDDEN (read-only key), BAD_USER_INPUT (a schedule that
+   * is malformed, or on a datasource that is not a web page or site of its own).
+   */
+  async update(em: Em, auth: Auth, id: string, input: { name?: string | null; resyncSchedule?: string | null }): Promise<Datasource> {
+    const ds = await this.get(em, auth, id, 'write');
+    const resyncSchedule = input.resyncSchedule == null ? null : normalizeResyncSchedule(input.resyncSchedule);
+    if (resyncSchedule !== null && resyncSchedule !== RESYNC_NONE) assertSchedulable(ds);
+    const name = input.name == null ? null : input.name.trim();
+    if (name === '') throw badInput('name must not be empty.', { field: 'name' });
+    const scheduleChanged = resyncSchedule !== null && resyncSchedule !== ds.resyncSchedule;
+    // A schedule is registered before the row says so and removed after, so that a failure in
+    // between leaves a schedule that removes itself rather than a row whose schedule never fires.
+    if (scheduleChanged && resyncSchedule !== RESYNC_NONE) await this.applySchedule({ datasourceId: ds.id }, resyncSchedule);
+    // Not a flush: updated_at is a running job's claim on the row (Run), and a rename must not take it away.
+    await rawQuery(em, 'update datasources set name = coalesce($2, name), resync_schedule = coalesce($3, resync_schedule) where id = $1', [ds.id, name, resyncSchedule]);
+    if (scheduleChanged && resyncSchedule === RESYNC_NONE) await this.applySchedule({ datasourceId: ds.id }, resyncSchedule);
+    return em.findOneOrFail(Datasource, ds.id, { refresh: true });
+  }
+
+  /**
+   * A scheduled re-sync (resync.schedules.ts): processed again like `resync`, unless it is already
+   * waiting for or in processing. False when left alone.
+   */
+  async requeueScheduled(em: Em, ds: Datasource): Promise<boolean> {
+    if ([DatasourceStatus.unsynched, DatasourceStatus.pending, DatasourceStatus.running].includes(ds.status)) return false;
+    await this.requeue(em, ds, DatasourceStatus.pending);
+    return true;
   }
 
   /** A raw text document. Throws UNAUTHENTICATED, NOT_FOUND, FORBIDDEN (read-only key), BAD_USER_INPUT, PAYMENT_REQUIRED. */
-  async createText(em: Em, auth: Auth, input: { datastoreId: string; name: string; text: string; metadata?: Record<string, unknown> | null; customId?: string | null }): Promise<Datasource> {
+  async createText(em: Em, auth: Auth, input: { datastoreId: string; name: string; text: string; metadata?: Record<string, unknown> | null; customId?: string | null; resyncSchedule?: string | null }): Promise<Datasource> {
     const datastore = await this.ownDatastore(em, auth, input.datastoreId, 'write');
     const text = checkText(input.text);
+    if (normalizeResyncSchedule(input.resyncSchedule) !== RESYNC_NONE) throw badInput('resyncSchedule applies to web_page and web_site datasources.', { field: 'resyncSchedule' });
     await assertStoredTokensLeft(em, datastore.organization.id);
     return this.createAndQueue(em, {
       datastore,
@@ -275,7 +321,17 @@ export class DatasourceService {
       await tx.nativeDelete(Datasource, { id: { $in: [ds.id, ...children.map((c) => c.id)] } });
     });
     await Promise.all(keys.map((k) => this.storage.delete(k).catch(() => {})));
+    // Best effort: a schedule that outlives its row removes itself when it fires.
+    if (ds.resyncSchedule !== RESYNC_NONE) await this.schedules?.remove({ datasourceId: ds.id }).catch(() => {});
     return ds;
+  }
+
+  private async applySchedule(target: { datasourceId: string }, schedule: string): Promise<void> {
+    if (!this.schedules) {
+      if (schedule !== RESYNC_NONE) throw new Error('Re-sync schedules need the queue (DatasourceService built without ResyncSchedules).');
+      return;
+    }
+    await this.schedules.apply(target, schedule);
   }
 
   // ---- Status: every change is checked against STATUS_MOVES (datasource.status.ts) here ----
@@ -319,6 +375,25 @@ export class DatasourceService {
   async markRunning(em: Em, ds: Datasource): Promise<Run | null> {
     const startedAt = new Date();
     return (await this.settle(em, ds, null, DatasourceStatus.running, null, startedAt)) ? { startedAt } : null;
+  }
+
+  /**
+   * The run found the content its chunks were made from (the same text, or a 304 answer): synched
+   * again without touching the chunks, with the validators of this fetch. One guarded statement,
+   * announced on commit. False as for markFailed.
+   */
+  async markUnchanged(em: Em, ds: Datasource, run: Run, validators: { etag: string | null; lastModified: string | null }): Promise<boolean> {
+    const write = this.statusWrite(ds, run, DatasourceStatus.synched, { chunkCount: ds.chunkCount });
+    const rows = await rawQuery(
+      em,
+      `with kept as (
+         update datasources set status = $2, error_message = null, last_synch = $3, updated_at = $3, etag = $4, last_modified = $5
+          where id = $1 and ${guardSql(6, 7)} returning id
+       )
+       select pg_notify($8, $9) from kept`,
+      [ds.id, write.status, new Date(), validators.etag, validators.lastModified, write.from, write.since, write.notify.channel, write.notify.payload],
+    );
+    return rows.length > 0;
   }
 
   /** The run failed for good. False when the datasource is gone or another run or request took it over. */
@@ -494,6 +569,13 @@ export function cleanFileName(name: string): string {
   const cleaned = base.replace(/[\x00-\x1f\x7f]/g, '').replace(/\.{2,}/g, '.').replace(/^\.+/, '').trim();
   const short = Buffer.byteLength(cleaned) > 200 ? cleaned.slice(-100) : cleaned;
   return short || 'upload';
+}
+
+/** Only a web page or site of its own has a schedule: a page found by a site is re-read with it. */
+function assertSchedulable(ds: Datasource): void {
+  if ((ds.type !== DatasourceType.web_page && ds.type !== DatasourceType.web_site) || ds.groupId) {
+    throw badInput('resyncSchedule applies to web_page and web_site datasources; a page found by a site is re-read with its site.', { field: 'resyncSchedule' });
+  }
 }
 
 function webConfig(type: DatasourceType, config: Record<string, unknown> | null | undefined): Record<string, unknown> {

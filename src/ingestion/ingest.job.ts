@@ -19,6 +19,7 @@ import { Datasource, DatasourceStatus, DatasourceType } from './datasource.entit
 import { contentHash, INGEST_QUEUE, type DatasourceService, type IngestJobData, type Run } from './datasource.service.ts';
 import { loadDocument, LoaderError, normalizeMimeType, type LoadedDocument } from './loaders/index.ts';
 import { decodeHtml, discoverSite, extractMainContent, RobotsDisallowedError } from './web.ts';
+import { chunkedWith, conditionalHeaders, keepsChunks, recordSource, type Validators } from './unchanged.ts';
 
 /** A failure that another attempt cannot fix: the datasource ends in `error` at once. */
 export class PermanentError extends Error {}
@@ -88,7 +89,14 @@ export async function ingest(deps: IngestDeps, job: Job<IngestJobData> & { retry
 async function processDocument(deps: IngestDeps, ds: Datasource, run: Run, datastore: Datastore, signal: AbortSignal): Promise<void> {
   const { orm, datasources } = deps;
   const embedder = deps.embedders ? deps.embedders.get(datastore.embeddingModel, datastore.embeddingDimension) : deps.embedder;
-  const { doc, hashInput, url } = await loadContent(deps, ds, signal);
+  const current = chunkedWith(datastore);
+  const loaded = await loadContent(deps, ds, signal, conditionalHeaders(ds, current));
+  // Unchanged content (a 304, or the same extracted text) keeps its chunks: nothing embedded.
+  if ('notModified' in loaded || keepsChunks(ds, contentHash(loaded.hashInput), current)) {
+    await datasources.markUnchanged(orm.em.fork(), ds, run, loaded.validators);
+    return;
+  }
+  const { doc, hashInput, url } = loaded;
   const pieces = await splitDocument(doc, { chunkSize: datastore.chunkSize, chunkOverlap: datastore.chunkOverlap });
   if (!pieces.length) throw new PermanentError('The document has no text to index.');
   const tokens = pieces.reduce((n, p) => n + estimateTokens(p.text), 0);
@@ -113,18 +121,22 @@ async function processDocument(deps: IngestDeps, ds: Datasource, run: Run, datas
   // A web page named after its URL (the default) takes its title.
   const name = ds.type === DatasourceType.web_page && doc.title && (!ds.name || ds.name === ds.config.source_url) ? doc.title.slice(0, 500) : null;
 
-  // Chunks replaced, the row synched and announced: atomically (deleted or taken over meanwhile: nothing written).
-  const stored = await storeChunks(
-    em,
-    { datasourceId: ds.id, datastoreId: datastore.id, customId: ds.customId ?? null, dimension: embedder.dimension, embeddingModel: datastore.embeddingModel },
-    pieces.map((p, i) => ({ ...p, embedding: vectors[i]!, metadata: { ...base, ...(p.page != null ? { page: p.page } : {}), ...(p.section ? { section: p.section } : {}) } })),
-    {
-      tokenCount: tokens,
-      hash: contentHash(hashInput),
-      name,
-      status: datasources.statusWrite(ds, run, DatasourceStatus.synched, { chunkCount: pieces.length, ...(name ? { name } : {}) }),
-    },
-  );
+  // Chunks replaced, the row synched and announced, the fetch's validators kept: atomically (deleted or taken over meanwhile: nothing written).
+  const stored = await em.transactional(async (tx) => {
+    const written = await storeChunks(
+      tx,
+      { datasourceId: ds.id, datastoreId: datastore.id, customId: ds.customId ?? null, dimension: embedder.dimension, embeddingModel: datastore.embeddingModel },
+      pieces.map((p, i) => ({ ...p, embedding: vectors[i]!, metadata: { ...base, ...(p.page != null ? { page: p.page } : {}), ...(p.section ? { section: p.section } : {}) } })),
+      {
+        tokenCount: tokens,
+        hash: contentHash(hashInput),
+        name,
+        status: datasources.statusWrite(ds, run, DatasourceStatus.synched, { chunkCount: pieces.length, ...(name ? { name } : {}) }),
+      },
+    );
+    if (written) await recordSource(tx, ds.id, loaded.validators, current);
+    return written;
+  });
   if (!stored) await assertSameModel(em, datastore);
 }
 
@@ -136,29 +148,35 @@ async function assertSameModel(em: Em, datastore: Datastore): Promise<void> {
   }
 }
 
-async function loadContent(deps: IngestDeps, ds: Datasource, signal: AbortSignal): Promise<{ doc: LoadedDocument; hashInput: Buffer | string; url?: string }> {
+type Loaded = { doc: LoadedDocument; hashInput: Buffer | string; url?: string; validators: Validators } | { notModified: true; validators: Validators };
+const NO_VALIDATORS: Validators = { etag: null, lastModified: null };
+
+async function loadContent(deps: IngestDeps, ds: Datasource, signal: AbortSignal, conditional: Record<string, string>): Promise<Loaded> {
   switch (ds.type) {
     case DatasourceType.text: {
       const text = ds.content ?? '';
-      return { doc: { text, metadata: {} }, hashInput: text };
+      return { doc: { text, metadata: {} }, hashInput: text, validators: NO_VALIDATORS };
     }
     case DatasourceType.file: {
       if (!ds.storageKey || !ds.mimeType) throw new PermanentError('The datasource has no file.');
       const data = await deps.storage.get(ds.storageKey);
-      return { doc: await loadDocument(data, ds.mimeType), hashInput: data };
+      return { doc: await loadDocument(data, ds.mimeType), hashInput: data, validators: NO_VALIDATORS };
     }
     case DatasourceType.web_page: {
       // robots.txt is not asked here. A page of a site crawl was listed only if robots.txt allowed
       // it (web.ts, discoverSite); a web_page of its own is one page a user asked for by its URL,
       // fetched once on their behalf, like a browser would, not a crawl that robots.txt governs.
       const url = String(ds.config.source_url);
-      const res = await safeFetch(url, { allowPrivate: deps.config.allowPrivateUrls, signal, accept: 'text/html,application/xhtml+xml,text/plain;q=0.8,*/*;q=0.5' });
+      const res = await safeFetch(url, { allowPrivate: deps.config.allowPrivateUrls, signal, accept: 'text/html,application/xhtml+xml,text/plain;q=0.8,*/*;q=0.5', headers: conditional });
+      // A 304 may leave a validator out: the stored one still names the content.
+      const validators = { etag: res.etag ?? (res.status === 304 ? (ds.etag ?? null) : null), lastModified: res.lastModified ?? (res.status === 304 ? (ds.lastModified ?? null) : null) };
+      if (res.status === 304) return { notModified: true, validators };
       const type = normalizeMimeType(res.contentType ?? 'text/html');
       if (type === 'text/html' || type === 'application/xhtml+xml') {
         const page = extractMainContent(decodeHtml(res.body, res.contentType), res.url);
-        return { doc: { text: page.text, title: page.title, metadata: {} }, hashInput: page.text, url: res.url };
+        return { doc: { text: page.text, title: page.title, metadata: {} }, hashInput: page.text, url: res.url, validators };
       }
-      return { doc: await loadDocument(res.body, type), hashInput: res.body, url: res.url };
+      return { doc: await loadDocument(res.body, type), hashInput: res.body, url: res.url, validators };
     }
     default:
       throw new PermanentError(`Cannot process a ${ds.type} datasource as a document.`);

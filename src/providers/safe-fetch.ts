@@ -58,6 +58,9 @@ export interface FetchedResource {
   status: number;
   contentType: string | null;
   body: Buffer;
+  /** The response's validators, for a later conditional request (If-None-Match, If-Modified-Since). */
+  etag?: string | null;
+  lastModified?: string | null;
 }
 
 export const DEFAULT_USER_AGENT = 'agentbase-crawler/1.0 (+https://github.com/agentbase)';
@@ -196,7 +199,10 @@ export async function safeFetchWithPolicy(
   const onOuterAbort = () => controller.abort(opts.signal!.reason);
   opts.signal?.addEventListener('abort', onOuterAbort, { once: true });
 
+  const headers = Object.fromEntries(Object.entries(opts.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
   const hop: HopContext = {
+    // A conditional request takes 304 for an answer: the caller's copy is current.
+    conditional: 'if-none-match' in headers || 'if-modified-since' in headers,
     signal: controller.signal,
     lookup: pinnedLookup(policy),
     maxBytes: opts.maxBytes ?? DEFAULT_MAX_BYTES,
@@ -236,6 +242,7 @@ export async function safeFetch(url: string, opts: SafeFetchOptions): Promise<Fe
 }
 
 interface HopContext {
+  conditional: boolean;
   signal: AbortSignal;
   lookup: net.LookupFunction;
   maxBytes: number;
@@ -244,7 +251,7 @@ interface HopContext {
   body?: string | Buffer;
 }
 
-type HopResult = { location: string } | { status: number; contentType: string | null; body: Buffer };
+type HopResult = { location: string } | { status: number; contentType: string | null; body: Buffer; etag: string | null; lastModified: string | null };
 
 /** One request, no redirect following. Settles exactly once and always tears the socket down. */
 function fetchOnce(url: URL, ctx: HopContext): Promise<HopResult> {
@@ -285,6 +292,11 @@ function fetchOnce(url: URL, ctx: HopContext): Promise<HopResult> {
         finish(undefined, { location: res.headers.location });
         return;
       }
+      const validators = { etag: headerText(res.headers.etag), lastModified: headerText(res.headers['last-modified']) };
+      if (status === 304 && ctx.conditional) {
+        finish(undefined, { status, contentType: null, body: Buffer.alloc(0), ...validators });
+        return;
+      }
       // 3xx without a usable Location (300, 304, ...) has no body worth ingesting either.
       if (status >= 300 || status < 200) {
         finish(new FetchError('HTTP_STATUS', `HTTP ${status} for ${url.href}`, status));
@@ -318,7 +330,7 @@ function fetchOnce(url: URL, ctx: HopContext): Promise<HopResult> {
         if (decodedBytes > ctx.maxBytes) tooLarge();
         else chunks.push(chunk);
       };
-      const done = () => finish(undefined, { status, contentType, body: Buffer.concat(chunks) });
+      const done = () => finish(undefined, { status, contentType, body: Buffer.concat(chunks), ...validators });
 
       let first: Transform | undefined;
       res.on('data', (chunk: Buffer) => {
@@ -354,6 +366,10 @@ function fetchOnce(url: URL, ctx: HopContext): Promise<HopResult> {
     });
     request.end(ctx.body);
   });
+}
+
+function headerText(value: string | string[] | undefined): string | null {
+  return typeof value === 'string' && value.length <= 1000 ? value : null;
 }
 
 function asFetchError(error: unknown, signal: AbortSignal): unknown {
