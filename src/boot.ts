@@ -62,7 +62,7 @@ export async function start(config: Config, opts: { logger?: Logger } = {}): Pro
     });
     cleanups.push(() => queue.stop());
     instrumentQueue(queue, metrics);
-    watchDatabase(metrics, { db, database: config.database, queue, queues: [INGEST_QUEUE, FORM_WEBHOOK_QUEUE, REEMBED_QUEUE] });
+    watchDatabase(metrics, { db, database: config.database, queue, queues: [INGEST_QUEUE, FORM_WEBHOOK_QUEUE, REEMBED_QUEUE, RESYNC_QUEUE] });
     const storage = createStorage(config);
     const services = await createServices(config, { bus, queue, storage, embedder, chat: instrumentChat(createChatModel(config, { logger }), metrics), logger, wrapEmbedder: (e) => instrumentEmbedder(e, metrics) });
     cleanups.push(() => services.limits.close(db.orm.em.fork()));
