@@ -71,6 +71,8 @@ export interface Config {
   readonly jobs: { readonly heartbeatSeconds: number; readonly superviseSeconds: number; readonly retryDelaySeconds: number };
   /** CORS_ORIGINS: the only origins whose pages may send the session cookie (exact, canonical). */
   readonly corsOrigins: readonly string[];
+  /** SHUTDOWN_GRACE_MS: on SIGTERM, how long requests, streams and jobs in flight may still take (src/http/drain.ts). */
+  readonly shutdownGraceMs: number;
 }
 
 export class ConfigError extends Error {
@@ -197,6 +199,7 @@ export function loadConfig(env: Env = process.env): Config {
       retryDelaySeconds: int('JOB_RETRY_DELAY_SECONDS', 5, 1, 3600),
     },
     corsOrigins: Object.freeze(corsOrigins),
+    shutdownGraceMs: int('SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
   };
   const mutable = config as { -readonly [K in keyof Config]: Config[K] };
   mutable.publicUrl = (env.PUBLIC_URL || `http://localhost:${config.port}`).replace(/\/+$/, '');

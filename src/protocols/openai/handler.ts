@@ -29,6 +29,7 @@ const TYPE_OF: Partial<Record<ErrorCode, string>> = {
   RATE_LIMITED: 'rate_limit_error',
   INTERNAL: 'api_error',
   UPSTREAM_FAILED: 'api_error',
+  SHUTTING_DOWN: 'api_error',
 };
 
 export function openAiError(error: AppError) {
@@ -123,7 +124,7 @@ export function createOpenAiHandler(opts: ProtocolOptions): ProtocolHandler {
       return;
     }
 
-    const { events } = stream;
+    const events = opts.drain ? opts.drain.events(stream.events) : stream.events;
     let clientGone = false;
     res.on('close', () => {
       if (res.writableFinished) return;
