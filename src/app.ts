@@ -206,7 +206,7 @@ export async function createApp(opts: {
           resolve((server.address() as { port: number }).port);
         });
       }),
-    drain: (graceMs) => drain.drain(graceMs),
+    drain: (graceMs) => drain.drain(graceMs, () => server.closeAllConnections()),
     close: async () => {
       await apollo.stop(); // drains the HTTP server
       if (server.listening) await new Promise<void>((r) => server.close(() => r()));

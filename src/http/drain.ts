@@ -7,23 +7,18 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ExecutionResult } from 'graphql';
-import { AppError, errorBody, statusOf } from '../errors.ts';
+import { AppError, ERROR_CODES, errorBody, statusOf } from '../errors.ts';
 
-const SHUTDOWN_MESSAGE = 'The service is shutting down; send the request again (another instance will answer it).';
 /** After the grace, how long ended streams get to write their last frame before connections are cut. */
 const LAST_WORDS_MS = 1_000;
 
-export const shuttingDown = () => new AppError('SHUTTING_DOWN', SHUTDOWN_MESSAGE);
+export const shuttingDown = () => new AppError('SHUTTING_DOWN');
 
 export class Drain {
   private open = 0;
   private idleWaiters: (() => void)[] = [];
   private readonly graceOver = new AbortController();
   private started = false;
-
-  get draining(): boolean {
-    return this.started;
-  }
 
   /** Wraps the server's handler: counts what is in flight and refuses what is new once draining. */
   handle(handler: (req: IncomingMessage, res: ServerResponse) => void): (req: IncomingMessage, res: ServerResponse) => void {
@@ -38,14 +33,15 @@ export class Drain {
   }
 
   /**
-   * Starts refusing; resolves once nothing is in flight, or the grace is over and the streams
-   * still open were told why they end (and had a moment to say so).
+   * Starts refusing; resolves once nothing is in flight, or the grace is over, the streams still
+   * open were told why they end (and had a moment to say so), and `cut` closed what remains (a
+   * request that would not end, an idle graphql-sse reservation).
    */
-  async drain(graceMs: number): Promise<void> {
+  async drain(graceMs: number, cut: () => void): Promise<void> {
     this.started = true;
     if (await this.idleWithin(graceMs)) return;
     this.graceOver.abort();
-    await this.idleWithin(LAST_WORDS_MS);
+    if (!(await this.idleWithin(LAST_WORDS_MS))) cut();
   }
 
   /** A GraphQL result stream (REST SSE, graphql-sse) that ends with a SHUTTING_DOWN error when the grace is over. */
@@ -75,7 +71,7 @@ export class Drain {
 
 function refuse(req: IncomingMessage, res: ServerResponse) {
   req.resume(); // a body nobody reads would keep the socket from closing
-  const json = JSON.stringify(errorBody('SHUTTING_DOWN', SHUTDOWN_MESSAGE));
+  const json = JSON.stringify(errorBody('SHUTTING_DOWN', ERROR_CODES.SHUTTING_DOWN.message));
   res.writeHead(statusOf('SHUTTING_DOWN'), { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(json), connection: 'close', 'retry-after': '1' });
   res.end(json);
 }
