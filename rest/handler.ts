@@ -9,6 +9,7 @@ import { requireMember } from '../src/access.ts';
 import { AppError, errorBody, statusOf, type ErrorBody } from '../src/errors.ts';
 import type { Context } from '../src/graphql/context.ts';
 import { normalizeError } from '../src/graphql/errors.ts';
+import type { Drain } from '../src/http/drain.ts';
 import { drain, fileBodyLimit, readJsonBody, readMultipart } from '../src/http/body.ts';
 import { retryAfterOf } from '../src/http/rate-headers.ts';
 import { assertStorableText } from '../src/graphql/text-guard.ts';
@@ -31,6 +32,8 @@ export interface RestHandlerOptions {
    */
   context: (req: IncomingMessage, opts?: { authenticate: boolean }) => Promise<Context>;
   onInternalError: (error: unknown, req: IncomingMessage) => void;
+  /** Ends streams still open when a shutdown's grace is over (src/http/drain.ts). */
+  drain?: Drain;
 }
 
 interface CompiledRoute {
@@ -129,7 +132,7 @@ export function createRestHandler(opts: RestHandlerOptions): (req: IncomingMessa
   ) {
     const result = await subscribe({ schema: opts.schema, document: c.streamDocument!, contextValue, variableValues });
     if (!isAsyncIterable(result)) return fail(result.errors?.[0] ?? new Error('The stream did not start.'), req, res, c.route);
-    const iterator = result[Symbol.asyncIterator]();
+    const iterator = opts.drain ? opts.drain.results(result[Symbol.asyncIterator]()) : result[Symbol.asyncIterator]();
     let clientGone = false;
     res.on('close', () => {
       clientGone = true;

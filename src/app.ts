@@ -23,6 +23,7 @@ import { createCors } from './http/cors.ts';
 import { withRequestLog } from './http/request-log.ts';
 import { countOperation, createMetricsEndpoint, graphqlMetricsPlugin, withHttpMetrics } from './metrics/http.ts';
 import type { Metrics } from './metrics/metrics.ts';
+import { Drain } from './http/drain.ts';
 import type { Logger } from './logger.ts';
 import { createProtocolHandler } from './protocols/index.ts';
 import type { Services } from './services.ts';
@@ -33,6 +34,8 @@ export interface App {
   listen(port?: number, host?: string): Promise<number>;
   /** Stops accepting, drains requests. The database is closed by the caller. */
   close(): Promise<void>;
+  /** SIGTERM: refuses new requests (503) while those in flight finish, for up to graceMs; see src/http/drain.ts. */
+  drain(graceMs: number): Promise<void>;
 }
 
 export async function createApp(opts: {
@@ -50,6 +53,7 @@ export async function createApp(opts: {
   const metricsEndpoint = metrics && config.metrics.port === null ? createMetricsEndpoint(metrics, config.metrics.token) : () => false;
   const measured = (handle: http.RequestListener) => (metrics ? withHttpMetrics(metrics, config.restBasePath, handle) : handle);
   const app = express();
+  const drain = new Drain();
   const onInternalError = (error: unknown, req?: IncomingMessage) =>
     logger.error('internal error', { error, method: req?.method, path: req?.url });
   const context = (req: IncomingMessage, res?: Response, opts?: { authenticate: boolean }) => buildContext(db.orm, services, req, res, opts);
@@ -61,22 +65,28 @@ export async function createApp(opts: {
     uploadLimitBytes: config.uploadMaxBytes,
     context: (req, opts) => context(req, undefined, opts),
     onInternalError,
+    drain,
   });
   const cors = createCors({ config, orm: db.orm, services, onInternalError });
   const docs = createDocsHandler({ basePath: config.restBasePath, document: buildOpenApi({ schema, routes, basePath: config.restBasePath }) });
   // /v1, /mcp and /dify: the ecosystem's protocols (src/protocols/), framework-free like REST.
-  const protocols = createProtocolHandler({ context: (req) => context(req), bodyLimitBytes: config.jsonBodyLimitBytes, onInternalError });
+  const protocols = createProtocolHandler({ context: (req) => context(req), bodyLimitBytes: config.jsonBodyLimitBytes, onInternalError, drain });
   // CORS for every path first (preflights end there); the OpenAPI document and its page, the
   // protocols, then REST rows (and the upload links they hand out), without the framework;
   // everything else goes through Express.
   const server = http.createServer(
-    withRequestLog(logger, measured((req, res) => {
-      if (metricsEndpoint(req, res)) return;
-      if (cors(req, res)) return;
-      withRateHeaders(res, () => {
-        if (!docs(req, res) && !protocols(req, res) && !rest(req, res)) app(req, res);
-      });
-    })),
+    withRequestLog(
+      logger,
+      measured(
+        drain.handle((req, res) => {
+          if (metricsEndpoint(req, res)) return;
+          if (cors(req, res)) return;
+          withRateHeaders(res, () => {
+            if (!docs(req, res) && !protocols(req, res) && !rest(req, res)) app(req, res);
+          });
+        }),
+      ),
+    ),
   );
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
@@ -122,7 +132,11 @@ export async function createApp(opts: {
         }
       },
       context: (req) => sseContexts.get(req.raw)!,
-      onOperation: (_ctx, _req, args) => void (metrics && countOperation(metrics, args.document, args.operationName)),
+      onOperation: (_ctx, _req, args, result) => {
+        if (metrics) countOperation(metrics, args.document, args.operationName);
+        // A subscription still open when a shutdown's grace is over ends with a SHUTTING_DOWN error.
+        return Symbol.asyncIterator in result ? drain.results(result[Symbol.asyncIterator]()) : undefined;
+      },
       // The same error shape as /graphql: table codes, and nothing internal on the wire.
       onNext: (_ctx, _req, result) => (result.errors?.length ? { ...result, errors: result.errors.map((e) => formatError(e, e.toJSON())) as never } : undefined),
     }),
@@ -207,6 +221,7 @@ export async function createApp(opts: {
           resolve((server.address() as { port: number }).port);
         });
       }),
+    drain: (graceMs) => drain.drain(graceMs, () => server.closeAllConnections()),
     close: async () => {
       await apollo.stop(); // drains the HTTP server
       if (server.listening) await new Promise<void>((r) => server.close(() => r()));

@@ -34,6 +34,8 @@ export interface Running {
   logger: Logger;
   port: number;
   stop(): Promise<void>;
+  /** SIGTERM, before stop(): new requests get 503, work in flight gets SHUTDOWN_GRACE_MS to finish. */
+  drain(): Promise<void>;
 }
 
 /**
@@ -91,7 +93,12 @@ export async function start(config: Config, opts: { logger?: Logger } = {}): Pro
       cleanups.push(() => metricsServer.close());
     }
     let stopping: Promise<void> | undefined;
-    return { config, db, services, app, logger, port, stop: () => (stopping ??= stop()) };
+    const drain = async () => {
+      logger.info('draining', { graceMs: config.shutdownGraceMs });
+      await Promise.all([app?.drain(config.shutdownGraceMs), queue.drain(config.shutdownGraceMs)]);
+    };
+    let draining: Promise<void> | undefined;
+    return { config, db, services, app, logger, port, stop: () => (stopping ??= stop()), drain: () => (draining ??= drain()) };
   } catch (err) {
     await stop();
     throw err;

@@ -77,6 +77,8 @@ export interface Config {
    * of the main one (null = the main port).
    */
   readonly metrics: { readonly enabled: boolean; readonly token: string | null; readonly port: number | null };
+  /** SHUTDOWN_GRACE_MS: on SIGTERM, how long requests, streams and jobs in flight may still take (src/http/drain.ts). */
+  readonly shutdownGraceMs: number;
 }
 
 export class ConfigError extends Error {
@@ -208,6 +210,7 @@ export function loadConfig(env: Env = process.env): Config {
       token: env.METRICS_TOKEN || null,
       port: env.METRICS_PORT ? int('METRICS_PORT', 0, 1, 65535) : null,
     },
+    shutdownGraceMs: int('SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
   };
   const mutable = config as { -readonly [K in keyof Config]: Config[K] };
   mutable.publicUrl = (env.PUBLIC_URL || `http://localhost:${config.port}`).replace(/\/+$/, '');

@@ -14,22 +14,28 @@ async function main() {
     unlock();
     throw err;
   }
-  const { logger, port, stop } = running;
+  const { logger, port, stop, drain } = running;
 
   // One stop, whoever asks first (a signal, or the guard after an error from nowhere). `on`, not
   // `once`: a supervisor and `npm` may both deliver a signal, and a second one during the stop must
   // not fall back to the default action and kill the process mid-stop (the deadline bounds it).
   let stopping = false;
-  const shutdown = async (reason: string, code: number) => {
+  const shutdown = async (reason: string, code: number, graceful = false) => {
     if (stopping) return void logger.info('already shutting down', { reason });
     stopping = true;
     logger.info('shutting down', { reason });
-    const timer = setTimeout(() => {
-      logger.error('shutdown timed out; exiting');
-      process.exit(1);
-    }, 9_000); // within the 10 s a supervisor (or the CLI test) allows
+    // The grace, then 9 s for the stop itself: a supervisor should allow SHUTDOWN_GRACE_MS + 10 s.
+    const timer = setTimeout(
+      () => {
+        logger.error('shutdown timed out; exiting');
+        process.exit(1);
+      },
+      (graceful ? config.shutdownGraceMs : 0) + 9_000,
+    );
     timer.unref();
     try {
+      // A signal lets work in flight finish (src/http/drain.ts); an error from nowhere does not wait.
+      if (graceful) await drain().catch((error: unknown) => logger.error('drain failed', { error }));
       await stop();
     } finally {
       unlock();
@@ -38,8 +44,8 @@ async function main() {
   };
   // What happens to an error nothing caught: see process-guard.ts for when it keeps serving.
   installProcessGuard(process, logger, (code) => void shutdown('uncaught exception', code));
-  process.on('SIGTERM', () => void shutdown('SIGTERM', 0));
-  process.on('SIGINT', () => void shutdown('SIGINT', 0));
+  process.on('SIGTERM', () => void shutdown('SIGTERM', 0, true));
+  process.on('SIGINT', () => void shutdown('SIGINT', 0, true));
 
   if (running.app) {
     logger.info('listening', {

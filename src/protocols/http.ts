@@ -4,6 +4,7 @@
  * conversations stay in the services.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Drain } from '../http/drain.ts';
 import type { Context } from '../graphql/context.ts';
 
 export interface ProtocolOptions {
@@ -11,6 +12,8 @@ export interface ProtocolOptions {
   context: (req: IncomingMessage) => Promise<Context>;
   bodyLimitBytes: number;
   onInternalError: (error: unknown, req: IncomingMessage) => void;
+  /** Ends streams still open when a shutdown's grace is over (src/http/drain.ts). */
+  drain?: Drain;
 }
 
 /** Answers the request when it is the adapter's, else returns false. */

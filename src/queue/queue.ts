@@ -20,6 +20,11 @@ export interface Queue {
   send(em: Em, name: string, data: object, options?: { singletonKey?: string; startAfter?: number }): Promise<string | null>;
   work<T extends object>(name: string, options: WorkOptions, handler: (job: Job<T> & { retryLimit?: number }) => Promise<void>): Promise<string>;
   stop(): Promise<void>;
+  /**
+   * SIGTERM: fetches no more jobs; those running get graceMs to finish, then are failed, so another
+   * worker retries them. The pool stays open for requests still in flight that enqueue; stop() closes it.
+   */
+  drain(graceMs: number): Promise<void>;
 }
 
 export interface QueueSettings {
@@ -68,5 +73,6 @@ export async function startQueue(
       });
     },
     stop: () => boss.stop({ graceful: true, timeout: 10_000, close: true }),
+    drain: (graceMs) => boss.stop({ graceful: true, timeout: graceMs, close: false }),
   };
 }

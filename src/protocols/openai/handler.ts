@@ -30,6 +30,7 @@ const TYPE_OF: Partial<Record<ErrorCode, string>> = {
   RATE_LIMITED: 'rate_limit_error',
   INTERNAL: 'api_error',
   UPSTREAM_FAILED: 'api_error',
+  SHUTTING_DOWN: 'api_error',
 };
 
 export function openAiError(error: AppError) {
@@ -116,7 +117,7 @@ export function createOpenAiHandler(opts: ProtocolOptions): ProtocolHandler {
 
     const stream = await ctx.services.answers.ask(ctx.em, ctx.auth, ctx.ip, request.model, request.input, askOptions);
     const headers = { 'x-conversation-id': stream.conversationId };
-    const { events } = stream;
+    const events = opts.drain ? opts.drain.events(stream.events) : stream.events;
     let clientGone = false;
     res.on('close', () => {
       if (res.writableFinished) return;

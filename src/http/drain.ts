@@ -1,0 +1,108 @@
+/**
+ * Graceful drain (SIGTERM): the process keeps listening so that a load balancer's probe and
+ * clients get a clear answer instead of a refused connection, but every new request, /readyz
+ * included, is answered 503 SHUTTING_DOWN with `Connection: close` at once. Requests and streams
+ * already in flight may finish during the grace; streams still open when it is over are ended
+ * with an error naming the shutdown, in their own transport's way.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ExecutionResult } from 'graphql';
+import { AppError, ERROR_CODES, errorBody, statusOf } from '../errors.ts';
+
+/** After the grace, how long ended streams get to write their last frame before connections are cut. */
+const LAST_WORDS_MS = 1_000;
+
+export const shuttingDown = () => new AppError('SHUTTING_DOWN');
+
+export class Drain {
+  private open = 0;
+  private idleWaiters: (() => void)[] = [];
+  private readonly graceOver = new AbortController();
+  private started = false;
+
+  /** Wraps the server's handler: counts what is in flight and refuses what is new once draining. */
+  handle(handler: (req: IncomingMessage, res: ServerResponse) => void): (req: IncomingMessage, res: ServerResponse) => void {
+    return (req, res) => {
+      if (this.started) return refuse(req, res);
+      this.open++;
+      res.once('close', () => {
+        if (--this.open === 0) for (const wake of this.idleWaiters.splice(0)) wake();
+      });
+      handler(req, res);
+    };
+  }
+
+  /**
+   * Starts refusing; resolves once nothing is in flight, or the grace is over, the streams still
+   * open were told why they end (and had a moment to say so), and `cut` closed what remains (a
+   * request that would not end, an idle graphql-sse reservation).
+   */
+  async drain(graceMs: number, cut: () => void): Promise<void> {
+    this.started = true;
+    if (await this.idleWithin(graceMs)) return;
+    this.graceOver.abort();
+    if (!(await this.idleWithin(LAST_WORDS_MS))) cut();
+  }
+
+  /** A GraphQL result stream (REST SSE, graphql-sse) that ends with a SHUTTING_DOWN error when the grace is over. */
+  results<T>(iterator: AsyncIterator<T>): AsyncIterableIterator<T> {
+    const last: ExecutionResult = { errors: [shuttingDown()] };
+    return endWhen(iterator, this.graceOver.signal, () => ({ value: last as T, done: false }));
+  }
+
+  /** An event stream (the /v1 protocols) that throws SHUTTING_DOWN when the grace is over. */
+  events<T>(iterator: AsyncIterator<T>): AsyncIterableIterator<T> {
+    return endWhen(iterator, this.graceOver.signal, () => {
+      throw shuttingDown();
+    });
+  }
+
+  private idleWithin(ms: number): Promise<boolean> {
+    if (this.open === 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), ms);
+      this.idleWaiters.push(() => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+  }
+}
+
+function refuse(req: IncomingMessage, res: ServerResponse) {
+  req.resume(); // a body nobody reads would keep the socket from closing
+  const json = JSON.stringify(errorBody('SHUTTING_DOWN', ERROR_CODES.SHUTTING_DOWN.message));
+  res.writeHead(statusOf('SHUTTING_DOWN'), { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(json), connection: 'close', 'retry-after': '1' });
+  res.end(json);
+}
+
+/**
+ * Passes `iterator` through until `signal` aborts; then it stops the source (which cancels a
+ * model call) and ends with `last()` (a final value, or a throw).
+ */
+function endWhen<T>(iterator: AsyncIterator<T>, signal: AbortSignal, last: () => IteratorResult<T>): AsyncIterableIterator<T> {
+  let ended = false;
+  const aborted = new Promise<'aborted'>((resolve) => (signal.aborted ? resolve('aborted') : signal.addEventListener('abort', () => resolve('aborted'), { once: true })));
+  const stopSource = () => void Promise.resolve(iterator.return?.()).catch(() => {});
+  const wrapped: AsyncIterableIterator<T> = {
+    async next() {
+      if (ended) return { value: undefined, done: true };
+      const pending = iterator.next();
+      pending.catch(() => {}); // a source failing after it was left is nobody's to report
+      const result = await Promise.race([pending, aborted]);
+      if (result !== 'aborted') return result;
+      ended = true;
+      stopSource();
+      return last();
+    },
+    async return(value?: unknown) {
+      ended = true;
+      await iterator.return?.(value);
+      return { value: value as T, done: true };
+    },
+    [Symbol.asyncIterator]() {
+      return wrapped;
+    },
+  };
+  return wrapped;
+}
