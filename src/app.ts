@@ -14,12 +14,13 @@ import type { Config } from './config.ts';
 import { pendingMigrations, type Database } from './db/orm.ts';
 import { errorBody, statusOf } from './errors.ts';
 import type { Context } from './graphql/context.ts';
-import { depthLimit } from './graphql/depth-limit.ts';
+import { budgetRules, budgetsOf, parseOptions } from './graphql/budgets.ts';
 import { normalizeError } from './graphql/errors.ts';
-import { fileBodyLimit, readJsonBody } from './http/body.ts';
 import { buildContext } from './http/context.ts';
 import { retryAfterOfErrors, withRateHeaders } from './http/rate-headers.ts';
 import { createCors } from './http/cors.ts';
+import { budgetPlugin, checkStreamOperation, readGraphqlBody } from './http/graphql-guard.ts';
+import { setSecurityHeaders } from './http/security-headers.ts';
 import { withRequestLog } from './http/request-log.ts';
 import type { Logger } from './logger.ts';
 import { createProtocolHandler } from './protocols/index.ts';
@@ -41,6 +42,7 @@ export async function createApp(opts: {
   logger: Logger;
 }): Promise<App> {
   const { config, db, services, schema, logger } = opts;
+  const budgets = budgetsOf(config);
   const app = express();
   const onInternalError = (error: unknown, req?: IncomingMessage) =>
     logger.error('internal error', { error, method: req?.method, path: req?.url });
@@ -63,6 +65,7 @@ export async function createApp(opts: {
   // everything else goes through Express.
   const server = http.createServer(
     withRequestLog(logger, (req, res) => {
+      setSecurityHeaders(req, res);
       if (cors(req, res)) return;
       withRateHeaders(res, () => {
         if (!docs(req, res) && !protocols(req, res) && !rest(req, res)) app(req, res);
@@ -104,12 +107,16 @@ export async function createApp(opts: {
     '/graphql/stream',
     createSseHandler<Context & Record<PropertyKey, unknown>>({
       schema,
-      onSubscribe: async (req) => {
+      onSubscribe: async (req, params) => {
         try {
-          sseContexts.set(req.raw, (await context(req.raw, req.context.res)) as Context & Record<PropertyKey, unknown>);
+          const ctx = (await context(req.raw, req.context.res)) as Context & Record<PropertyKey, unknown>;
+          sseContexts.set(req.raw, ctx);
+          // The budgets of /graphql, now that the caller is known; graphql-sse validates the rest.
+          const document = checkStreamOperation(schema, budgets, params, ctx.auth.kind === 'anonymous');
+          return { schema, document, operationName: params.operationName, variableValues: params.variables, contextValue: ctx };
         } catch (err) {
           const { error } = normalizeError(err);
-          return [JSON.stringify(errorBody(error.code, error.message)), { status: statusOf(error.code), statusText: error.code, headers: { 'content-type': 'application/json' } }];
+          return [JSON.stringify(errorBody(error.code, error.message, error.details)), { status: statusOf(error.code), statusText: error.code, headers: { 'content-type': 'application/json' } }];
         }
       },
       context: (req) => sseContexts.get(req.raw)!,
@@ -124,9 +131,11 @@ export async function createApp(opts: {
     csrfPrevention: true,
     // main.ts owns SIGTERM/SIGINT and stops everything in order; Apollo's own handler would race it.
     stopOnTerminationSignals: false,
-    validationRules: [depthLimit(config.graphqlDepthLimit)],
+    validationRules: budgetRules(budgets),
+    parseOptions: parseOptions(budgets),
     plugins: [
       ApolloServerPluginDrainHttpServer({ httpServer: server }),
+      budgetPlugin(budgets, { introspection: config.introspection }),
       {
         // A refused operation answers 200 with its error (GraphQL's way); the wait goes in the header too.
         requestDidStart: async () => ({
@@ -142,14 +151,12 @@ export async function createApp(opts: {
   });
   await apollo.start();
 
-  // The one JSON reader REST uses too; the limit is that of a row carrying a base64 file,
-  // since the universal processor's mutation carries one.
-  const graphqlBodyLimit = fileBodyLimit(config.uploadMaxBytes, config.jsonBodyLimitBytes);
   app.use(
     '/graphql',
     async (req: Request, res: Response, next: express.NextFunction) => {
       try {
-        req.body = await readJsonBody(req, graphqlBodyLimit);
+        // The JSON limit of REST, but for the one operation that carries a base64 file.
+        req.body = await readGraphqlBody(req, config, budgets);
         next();
       } catch (err) {
         // The same table, in the GraphQL response shape.

@@ -51,7 +51,7 @@ export async function createServices(config: Config, parts: Parts): Promise<Serv
   const datastores = new DatastoreService(parts.embedder, parts.storage, parts.bus);
   const agents = new AgentService(datastores, parts.bus);
   const { chat, logger, ...shared } = parts;
-  const limits = new Limits(config.rateLimits);
+  const limits = new Limits(config.rateLimits, config.authRates);
   const retrieval = new RetrievalService(parts.embedder, datastores, limits, createReranker(config));
   const conversations = new ConversationService();
   const services: Services = {
