@@ -19,10 +19,10 @@ export const FRAMEABLE_PATHS: readonly string[] = ['/chat/', '/widget'];
  * The policy of every response that sets none of its own. JSON needs nothing: a response opened
  * as a page by mistake (or by an attacker's link) runs nothing and loads nothing.
  */
-export const DEFAULT_CSP = "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+export const DEFAULT_CSP = "default-src 'none';base-uri 'none';form-action 'none';frame-ancestors 'none'";
 
 /** The same for the frameable paths; their pages set their own CSP for what they load. */
-export const FRAMEABLE_CSP = "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors *";
+export const FRAMEABLE_CSP = "default-src 'none';base-uri 'none';form-action 'none';frame-ancestors *";
 
 const common = {
   referrerPolicy: { policy: 'no-referrer' as const },
@@ -34,6 +34,23 @@ const common = {
 const strict = helmet({
   ...common,
   contentSecurityPolicy: { useDefaults: false, directives: cspDirectives(DEFAULT_CSP) },
+  xFrameOptions: { action: 'deny' },
+  crossOriginResourcePolicy: { policy: 'same-origin' },
+});
+
+/**
+ * Apollo's landing page (GET /graphql from a browser) loads Apollo's sandbox from its CDN under a
+ * policy of its own, in a meta element with nonces; ours would forbid it. The header keeps what a
+ * meta element cannot say (frame-ancestors) and what the page never needs.
+ */
+export const SELF_POLICED_CSP = "object-src 'none';base-uri 'none';frame-ancestors 'none'";
+
+const selfPoliced = helmet({
+  ...common,
+  contentSecurityPolicy: {
+    useDefaults: false,
+    directives: { defaultSrc: helmet.contentSecurityPolicy.dangerouslyDisableDefaultSrc, ...cspDirectives(SELF_POLICED_CSP) },
+  },
   xFrameOptions: { action: 'deny' },
   crossOriginResourcePolicy: { policy: 'same-origin' },
 });
@@ -55,8 +72,13 @@ export function isFrameable(url: string | undefined): boolean {
 
 /** Sets the default security headers of `res`; handlers run after and may replace any of them. */
 export function setSecurityHeaders(req: IncomingMessage, res: ServerResponse): void {
+  const headers = isFrameable(req.url) ? frameable : isLandingPage(req) ? selfPoliced : strict;
   // helmet's middleware is synchronous and calls `next` only to go on: nothing to wait for.
-  (isFrameable(req.url) ? frameable : strict)(req, res, () => {});
+  headers(req, res, () => {});
+}
+
+function isLandingPage(req: IncomingMessage): boolean {
+  return req.method === 'GET' && (req.url ?? '').split('?')[0] === '/graphql' && (req.headers.accept ?? '').includes('text/html');
 }
 
 /**
@@ -72,7 +94,7 @@ export function isTls(req: IncomingMessage, trustProxyProto: boolean): boolean {
   return (Array.isArray(proto) ? proto[0] : proto)?.split(',')[0]?.trim().toLowerCase() === 'https';
 }
 
-/** "a b; c d" as helmet's directive object. */
+/** "a b;c d" (as helmet writes it) as helmet's directive object. */
 function cspDirectives(policy: string): Record<string, string[]> {
   return Object.fromEntries(
     policy.split(';').map((d) => {
