@@ -14,12 +14,13 @@ import type { Config } from './config.ts';
 import { pendingMigrations, type Database } from './db/orm.ts';
 import { errorBody, statusOf } from './errors.ts';
 import type { Context } from './graphql/context.ts';
-import { depthLimit } from './graphql/depth-limit.ts';
+import { budgetRules, budgetsOf, parseOptions } from './graphql/budgets.ts';
 import { normalizeError } from './graphql/errors.ts';
-import { fileBodyLimit, readJsonBody } from './http/body.ts';
 import { buildContext } from './http/context.ts';
 import { retryAfterOfErrors, withRateHeaders } from './http/rate-headers.ts';
 import { createCors } from './http/cors.ts';
+import { budgetPlugin, checkStreamOperation, readGraphqlBody } from './http/graphql-guard.ts';
+import { setSecurityHeaders } from './http/security-headers.ts';
 import { withRequestLog } from './http/request-log.ts';
 import { countOperation, createMetricsEndpoint, graphqlMetricsPlugin, withHttpMetrics } from './metrics/http.ts';
 import type { Metrics } from './metrics/metrics.ts';
@@ -52,6 +53,7 @@ export async function createApp(opts: {
   // Before CORS and the rate headers: a scrape is neither a browser's nor a client's request.
   const metricsEndpoint = metrics && config.metrics.port === null ? createMetricsEndpoint(metrics, config.metrics.token) : () => false;
   const measured = (handle: http.RequestListener) => (metrics ? withHttpMetrics(metrics, config.restBasePath, handle) : handle);
+  const budgets = budgetsOf(config);
   const app = express();
   const drain = new Drain();
   const onInternalError = (error: unknown, req?: IncomingMessage) =>
@@ -71,21 +73,25 @@ export async function createApp(opts: {
   const docs = createDocsHandler({ basePath: config.restBasePath, document: buildOpenApi({ schema, routes, basePath: config.restBasePath }) });
   // /v1, /mcp and /dify: the ecosystem's protocols (src/protocols/), framework-free like REST.
   const protocols = createProtocolHandler({ context: (req) => context(req), bodyLimitBytes: config.jsonBodyLimitBytes, onInternalError, drain });
-  // CORS for every path first (preflights end there); the OpenAPI document and its page, the
-  // protocols, then REST rows (and the upload links they hand out), without the framework;
-  // everything else goes through Express.
+  // Security headers on everything; a draining process refuses new requests; then /metrics (not
+  // a browser's or a client's request); CORS for every other path (preflights end there); the
+  // OpenAPI document and its page, the protocols, then REST rows (and the upload links they hand
+  // out), without the framework; everything else goes through Express.
+  const serve = drain.handle((req, res) => {
+    if (metricsEndpoint(req, res)) return;
+    if (cors(req, res)) return;
+    withRateHeaders(res, () => {
+      if (!docs(req, res) && !protocols(req, res) && !rest(req, res)) app(req, res);
+    });
+  });
   const server = http.createServer(
     withRequestLog(
       logger,
-      measured(
-        drain.handle((req, res) => {
-          if (metricsEndpoint(req, res)) return;
-          if (cors(req, res)) return;
-          withRateHeaders(res, () => {
-            if (!docs(req, res) && !protocols(req, res) && !rest(req, res)) app(req, res);
-          });
-        }),
-      ),
+      measured((req, res) => {
+        // Every response carries them, the drain's 503s and the metrics included.
+        setSecurityHeaders(req, res);
+        serve(req, res);
+      }),
     ),
   );
   app.disable('x-powered-by');
@@ -123,12 +129,16 @@ export async function createApp(opts: {
     '/graphql/stream',
     createSseHandler<Context & Record<PropertyKey, unknown>>({
       schema,
-      onSubscribe: async (req) => {
+      onSubscribe: async (req, params) => {
         try {
-          sseContexts.set(req.raw, (await context(req.raw, req.context.res)) as Context & Record<PropertyKey, unknown>);
+          const ctx = (await context(req.raw, req.context.res)) as Context & Record<PropertyKey, unknown>;
+          sseContexts.set(req.raw, ctx);
+          // The budgets of /graphql, now that the caller is known; graphql-sse validates the rest.
+          const document = checkStreamOperation(schema, budgets, params, ctx.auth.kind === 'anonymous');
+          return { schema, document, operationName: params.operationName, variableValues: params.variables, contextValue: ctx };
         } catch (err) {
           const { error } = normalizeError(err);
-          return [JSON.stringify(errorBody(error.code, error.message)), { status: statusOf(error.code), statusText: error.code, headers: { 'content-type': 'application/json' } }];
+          return [JSON.stringify(errorBody(error.code, error.message, error.details)), { status: statusOf(error.code), statusText: error.code, headers: { 'content-type': 'application/json' } }];
         }
       },
       context: (req) => sseContexts.get(req.raw)!,
@@ -148,10 +158,12 @@ export async function createApp(opts: {
     csrfPrevention: true,
     // main.ts owns SIGTERM/SIGINT and stops everything in order; Apollo's own handler would race it.
     stopOnTerminationSignals: false,
-    validationRules: [depthLimit(config.graphqlDepthLimit)],
+    validationRules: budgetRules(budgets),
+    parseOptions: parseOptions(budgets),
     plugins: [
       ApolloServerPluginDrainHttpServer({ httpServer: server }),
       ...(metrics ? [graphqlMetricsPlugin(metrics)] : []),
+      budgetPlugin(budgets, { introspection: config.introspection }),
       {
         // A refused operation answers 200 with its error (GraphQL's way); the wait goes in the header too.
         requestDidStart: async () => ({
@@ -167,14 +179,12 @@ export async function createApp(opts: {
   });
   await apollo.start();
 
-  // The one JSON reader REST uses too; the limit is that of a row carrying a base64 file,
-  // since the universal processor's mutation carries one.
-  const graphqlBodyLimit = fileBodyLimit(config.uploadMaxBytes, config.jsonBodyLimitBytes);
   app.use(
     '/graphql',
     async (req: Request, res: Response, next: express.NextFunction) => {
       try {
-        req.body = await readJsonBody(req, graphqlBodyLimit);
+        // The JSON limit of REST, but for the one operation that carries a base64 file.
+        req.body = await readGraphqlBody(req, config, budgets);
         next();
       } catch (err) {
         // The same table, in the GraphQL response shape.

@@ -79,6 +79,26 @@ export interface Config {
   readonly metrics: { readonly enabled: boolean; readonly token: string | null; readonly port: number | null };
   /** SHUTDOWN_GRACE_MS: on SIGTERM, how long requests, streams and jobs in flight may still take (src/http/drain.ts). */
   readonly shutdownGraceMs: number;
+  /**
+   * What one GraphQL operation may ask for (src/graphql/budgets.ts), on /graphql and
+   * /graphql/stream alike; the depth is `graphqlDepthLimit`. A field that runs an embedding or a
+   * model call costs `modelCallCost`; an anonymous operation may run `anonymousModelCalls` of them.
+   */
+  readonly graphqlBudgets: {
+    readonly maxAliases: number;
+    readonly maxDirectives: number;
+    readonly maxTokens: number;
+    readonly maxCost: number;
+    readonly modelCallCost: number;
+    readonly anonymousModelCalls: number;
+  };
+  /** Sign-ups and sign-in attempts per client address, whatever the email (src/limits/limits.ts). */
+  readonly authRates: { readonly signUpsPerHour: number; readonly signInsPerMinute: number };
+  /**
+   * TRUST_PROXY_PROTO: a loopback proxy's `X-Forwarded-Proto: https` marks the request as TLS (the
+   * session cookie gets Secure), as its `X-Forwarded-For` already names the client.
+   */
+  readonly trustProxyProto: boolean;
 }
 
 export class ConfigError extends Error {
@@ -211,6 +231,19 @@ export function loadConfig(env: Env = process.env): Config {
       port: env.METRICS_PORT ? int('METRICS_PORT', 0, 1, 65535) : null,
     },
     shutdownGraceMs: int('SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    graphqlBudgets: {
+      maxAliases: int('GRAPHQL_MAX_ALIASES', 15, 0, 1000),
+      maxDirectives: int('GRAPHQL_MAX_DIRECTIVES', 50, 0, 1000),
+      maxTokens: int('GRAPHQL_MAX_TOKENS', 2000, 100, 100_000),
+      maxCost: int('GRAPHQL_MAX_COST', 20_000, 100, 10_000_000),
+      modelCallCost: int('GRAPHQL_MODEL_CALL_COST', 5000, 1, 10_000_000),
+      anonymousModelCalls: int('GRAPHQL_ANONYMOUS_MODEL_CALLS', 1, 1, 100),
+    },
+    authRates: {
+      signUpsPerHour: int('RATE_LIMIT_SIGNUP_PER_HOUR', 20, 1, 1_000_000),
+      signInsPerMinute: int('RATE_LIMIT_SIGNIN_PER_MINUTE', 30, 1, 1_000_000),
+    },
+    trustProxyProto: bool('TRUST_PROXY_PROTO', false),
   };
   const mutable = config as { -readonly [K in keyof Config]: Config[K] };
   mutable.publicUrl = (env.PUBLIC_URL || `http://localhost:${config.port}`).replace(/\/+$/, '');

@@ -60,7 +60,7 @@ export async function createServices(config: Config, parts: Parts): Promise<Serv
   const datastores = new DatastoreService(parts.embedder, parts.storage, parts.bus, new ModelChanges(embedders, parts.queue, parts.bus), resyncSchedules);
   const agents = new AgentService(datastores, parts.bus);
   const { chat, logger, ...shared } = parts;
-  const limits = new Limits(config.rateLimits);
+  const limits = new Limits(config.rateLimits, config.authRates);
   const retrieval = new RetrievalService(parts.embedder, datastores, limits, createReranker(config, logger), embedders);
   const conversations = new ConversationService();
   const services: Services = {

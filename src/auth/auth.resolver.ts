@@ -7,6 +7,7 @@ import { MemberRole } from './membership.entity.ts';
 import { User } from './user.entity.ts';
 import type { SignedIn } from './auth.service.ts';
 import { SCOPE_LIST_MAX } from './key-scope.ts';
+import { isTls } from '../http/security-headers.ts';
 
 export const SESSION_COOKIE = 'ab_session';
 
@@ -108,18 +109,18 @@ class IdArgs {
 export class AuthResolver {
   @Mutation(() => AuthPayload, { description: 'Creates an organization and its owner, and signs in. Closed when SIGNUP_ENABLED=false.' })
   async signUp(@Arg('input') input: SignUpInput, @Ctx() ctx: Context): Promise<AuthPayload> {
-    return withCookie(ctx, await ctx.services.auth.signUp(ctx.em, input));
+    return withCookie(ctx, await ctx.services.auth.signUp(ctx.em, input, ctx.ip, ctx.auth));
   }
 
   @Mutation(() => AuthPayload)
   async login(@Arg('input') input: LoginInput, @Ctx() ctx: Context): Promise<AuthPayload> {
-    return withCookie(ctx, await ctx.services.auth.login(ctx.em, input, ctx.ip));
+    return withCookie(ctx, await ctx.services.auth.login(ctx.em, input, ctx.ip, ctx.auth));
   }
 
   @Mutation(() => Boolean, { description: 'Revokes the current session and clears the cookie.' })
   async logout(@Ctx() ctx: Context): Promise<boolean> {
     const done = await ctx.services.auth.logout(ctx.em, ctx.auth);
-    ctx.res?.clearCookie(SESSION_COOKIE, { path: '/' });
+    ctx.res?.clearCookie(SESSION_COOKIE, cookieOptions(ctx));
     return done;
   }
 
@@ -146,12 +147,13 @@ export class AuthResolver {
 }
 
 function withCookie(ctx: Context, signedIn: SignedIn): AuthPayload {
-  ctx.res?.cookie(SESSION_COOKIE, signedIn.token, {
-    httpOnly: true,
-    sameSite: 'lax',
-    secure: ctx.services.config.cookieSecure,
-    path: '/',
-    expires: signedIn.expiresAt,
-  });
+  ctx.res?.cookie(SESSION_COOKIE, signedIn.token, { ...cookieOptions(ctx), expires: signedIn.expiresAt });
   return signedIn;
+}
+
+/** Out of reach of scripts, not sent by other sites' subrequests, and Secure whenever TLS is in use. */
+function cookieOptions(ctx: Context) {
+  const { cookieSecure, trustProxyProto } = ctx.services.config;
+  const secure = cookieSecure || (ctx.res?.req ? isTls(ctx.res.req, trustProxyProto) : false);
+  return { httpOnly: true, sameSite: 'lax' as const, secure, path: '/' };
 }

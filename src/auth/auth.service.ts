@@ -124,15 +124,24 @@ export class AuthService {
     this.tokens.deleteWhere((auth) => (auth?.kind === 'apiKey' ? auth.apiKeyId : auth?.kind === 'session' ? auth.sessionId : null) === id);
   }
 
-  /** Creates an organization, its owner and a session. Throws FORBIDDEN (sign-up closed), BAD_USER_INPUT, CONFLICT. */
-  async signUp(em: Em, input: { email: string; password: string; organizationName: string }): Promise<SignedIn> {
+  /**
+   * Creates an organization, its owner and a session; a session the caller already had is ended.
+   * Throws FORBIDDEN (sign-up closed), BAD_USER_INPUT, CONFLICT, RATE_LIMITED (per address).
+   */
+  async signUp(em: Em, input: { email: string; password: string; organizationName: string }, ip?: string, previous?: Auth): Promise<SignedIn> {
     if (!this.config.signupEnabled) throw new AppError('FORBIDDEN', 'Sign-up is closed on this service.');
+    if (ip !== undefined) await this.limits.admitSignUp(em, ip);
     const { user, organization } = await this.createOwner(em, input);
+    await this.endPrevious(em, previous);
     return this.openSession(em, user, organization);
   }
 
-  /** Throws UNAUTHENTICATED (wrong email or password), RATE_LIMITED. */
-  async login(em: Em, input: { email: string; password: string }, ip: string): Promise<SignedIn> {
+  /**
+   * Always a new session (never one the client names), and the caller's previous one ended: a
+   * session planted in a browser before sign-in does not live on beside the new one.
+   * Throws UNAUTHENTICATED (wrong email or password), RATE_LIMITED.
+   */
+  async login(em: Em, input: { email: string; password: string }, ip: string, previous?: Auth): Promise<SignedIn> {
     const email = normalizeEmail(input.email);
     await this.limits.admitSignIn(em, ip, email);
     const user = await em.findOne(User, { email }, { populate: ['passwordHash'] });
@@ -144,7 +153,14 @@ export class AuthService {
       throw unauthenticated('Wrong email or password.');
     }
     await this.limits.signedIn(em, ip, email);
+    await this.endPrevious(em, previous);
     return this.openSession(em, user, membership.organization);
+  }
+
+  private async endPrevious(em: Em, previous: Auth | undefined): Promise<void> {
+    if (previous?.kind !== 'session') return;
+    await em.nativeUpdate(Session, { id: previous.sessionId, revokedAt: null }, { revokedAt: new Date() });
+    await this.revoked(em, previous.sessionId);
   }
 
   /** Revokes the calling session. Throws UNAUTHENTICATED. */

@@ -16,7 +16,10 @@
  *                               would only lower the address's budget;
  *   `visitor:<scope>|<visitor>` one visitor id of one agent or form (the universal processor,
  *                               which has no visitor id, uses the address): RATE_LIMIT_VISITOR_PER_MINUTE;
- *   `sign-in:<address>|<email>` sign-in attempts, cleared by a success: 10 per 15 minutes.
+ *   `sign-in:<address>|<email>` sign-in attempts, cleared by a success: 10 per 15 minutes;
+ *   `sign-in:<address>`         every sign-in attempt of an address, whatever the email (one
+ *                               address trying many accounts): RATE_LIMIT_SIGNIN_PER_MINUTE;
+ *   `sign-up:<address>`         sign-ups of an address: RATE_LIMIT_SIGNUP_PER_HOUR.
  * Every refusal carries `details.retryAfterSeconds`: when the window that refused ends. Every
  * count is also recorded on the request's meter (meter.ts), which the HTTP layer reports as
  * `RateLimit-*` headers.
@@ -51,7 +54,10 @@ export class Limits {
   private pruning: Promise<void> | null = null;
   private closed = false;
 
-  constructor(private readonly rates: Config['rateLimits']) {}
+  constructor(
+    private readonly rates: Config['rateLimits'],
+    private readonly accounts: Config['authRates'] = { signUpsPerHour: 20, signInsPerMinute: 30 },
+  ) {}
 
   /**
    * Counts one request of an outside visitor against its address's budget (shared by every
@@ -77,9 +83,25 @@ export class Limits {
    * at once cannot all pass. Throws RATE_LIMITED after 10 failures in 15 minutes.
    */
   async admitSignIn(em: Em, ip: string, email: string): Promise<void> {
-    const [count] = await this.count(em, [{ key: signInKey(ip, email), windowSeconds: SIGN_IN_WINDOW_SECONDS, limit: SIGN_IN_FAILURES }]);
+    const counts = await this.count(em, [
+      { key: signInKey(ip, email), windowSeconds: SIGN_IN_WINDOW_SECONDS, limit: SIGN_IN_FAILURES },
+      { key: `sign-in:${ip}`, windowSeconds: MINUTE, limit: this.accounts.signInsPerMinute },
+    ]);
+    const failures = counts.find((c) => c.key === signInKey(ip, email))!;
+    if (failures.hits > failures.limit) {
+      throw new AppError('RATE_LIMITED', 'Too many failed sign-ins; try again in 15 minutes.', { retryAfterSeconds: failures.retryAfterSeconds });
+    }
+    const address = counts.find((c) => c.key !== failures.key)!;
+    if (address.hits > address.limit) {
+      throw new AppError('RATE_LIMITED', 'Too many sign-ins from this address; wait a minute and try again.', { retryAfterSeconds: address.retryAfterSeconds });
+    }
+  }
+
+  /** Counts a sign-up of this address. Throws RATE_LIMITED over RATE_LIMIT_SIGNUP_PER_HOUR. */
+  async admitSignUp(em: Em, ip: string): Promise<void> {
+    const [count] = await this.count(em, [{ key: `sign-up:${ip}`, windowSeconds: 60 * MINUTE, limit: this.accounts.signUpsPerHour }]);
     if (count!.hits > count!.limit) {
-      throw new AppError('RATE_LIMITED', 'Too many failed sign-ins; try again in 15 minutes.', { retryAfterSeconds: count!.retryAfterSeconds });
+      throw new AppError('RATE_LIMITED', 'Too many sign-ups from this address; try again later.', { retryAfterSeconds: count!.retryAfterSeconds });
     }
   }
 
