@@ -10,6 +10,7 @@ import { AppError, errorBody, statusOf, type ErrorBody } from '../src/errors.ts'
 import type { Context } from '../src/graphql/context.ts';
 import { normalizeError } from '../src/graphql/errors.ts';
 import { drain, fileBodyLimit, readJsonBody, readMultipart } from '../src/http/body.ts';
+import { writable } from '../src/http/backpressure.ts';
 import { retryAfterOf } from '../src/http/rate-headers.ts';
 import { assertStorableText } from '../src/graphql/text-guard.ts';
 import { toRestError } from './fields.ts';
@@ -156,6 +157,7 @@ export function createRestHandler(opts: RestHandlerOptions): (req: IncomingMessa
           break;
         }
         for (const frame of frames(next.value.data as Record<string, unknown>)) res.write(encodeFrame(frame));
+        await writable(res); // a slow reader holds the model back; our buffer stays small
       }
     } catch (err) {
       if (!clientGone) {

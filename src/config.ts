@@ -69,6 +69,10 @@ export interface Config {
    * retryDelaySeconds (doubling with each attempt).
    */
   readonly jobs: { readonly heartbeatSeconds: number; readonly superviseSeconds: number; readonly retryDelaySeconds: number };
+  /** MODEL_TIMEOUT_MS: how long a chat model may take to its first token, and between two tokens. */
+  readonly modelTimeoutMs: number;
+  /** STALLED_SWEEP_SECONDS: how often datasources whose job is gone or exhausted are failed with a reason; 0 = never. */
+  readonly stalledSweepSeconds: number;
   /** CORS_ORIGINS: the only origins whose pages may send the session cookie (exact, canonical). */
   readonly corsOrigins: readonly string[];
 }
@@ -197,6 +201,8 @@ export function loadConfig(env: Env = process.env): Config {
       retryDelaySeconds: int('JOB_RETRY_DELAY_SECONDS', 5, 1, 3600),
     },
     corsOrigins: Object.freeze(corsOrigins),
+    modelTimeoutMs: int('MODEL_TIMEOUT_MS', 60_000, 100, 3_600_000),
+    stalledSweepSeconds: int('STALLED_SWEEP_SECONDS', 60, 0, 86_400),
   };
   const mutable = config as { -readonly [K in keyof Config]: Config[K] };
   mutable.publicUrl = (env.PUBLIC_URL || `http://localhost:${config.port}`).replace(/\/+$/, '');
