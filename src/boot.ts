@@ -17,6 +17,7 @@ import { createEmbedder } from './providers/embeddings.ts';
 import { LocalStorage } from './providers/local-storage.ts';
 import { createStorage } from './providers/create-storage.ts';
 import { startQueue } from './queue/queue.ts';
+import { startStalledSweep } from './ingestion/problems.service.ts';
 import { createServices, type Services } from './services.ts';
 
 export interface Running {
@@ -61,6 +62,8 @@ export async function start(config: Config, opts: { logger?: Logger } = {}): Pro
       await startIngestWorkers({ config, orm: db.orm, storage, queue, embedder, datasources: services.datasources, logger });
       await startFormWebhookWorkers({ config, orm: db.orm, queue, logger });
     }
+    // Every process sweeps (a guarded write: several at once change a row once), workers or not.
+    cleanups.push(startStalledSweep(services.problems, () => db.orm.em.fork(), config.stalledSweepSeconds, logger));
     let app: App | null = null;
     let port = 0;
     if (config.role !== 'worker') {
