@@ -16,6 +16,7 @@ export const ERROR_CODES = {
   RATE_LIMITED: { status: 429, message: 'Too many requests; try again later.' },
   INTERNAL: { status: 500, message: 'Internal error.' },
   UPSTREAM_FAILED: { status: 502, message: 'A service this one depends on (the model endpoint) failed.' },
+  SERVICE_UNAVAILABLE: { status: 503, message: 'The database cannot be reached; try again shortly.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
