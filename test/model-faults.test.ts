@@ -11,7 +11,7 @@ import { startOpenAiTestServer, type OpenAiTestServer } from './support/openai-s
 import { readSse, summarize } from './support/sse.ts';
 import { waitFor } from './support/wait.ts';
 
-const TIMEOUT_MS = 400;
+const TIMEOUT_MS = 1000;
 
 let app: TestApp;
 let model: OpenAiTestServer;
@@ -41,8 +41,8 @@ const counted = async () => {
   await app.services.limits.queries.settled();
   return Number((await app.db.orm.em.getConnection().execute('select coalesce(sum(queries), 0)::int as n from organization_usage where organization_id = ?', [org.organizationId]))[0].n);
 };
-/** What keeps this process busy: sockets and timers (the service runs in it). */
-const handles = () => process.getActiveResourcesInfo().filter((r) => r === 'TCPSocketWrap' || r === 'Timeout').length;
+/** Timers of this process (the service runs in it); its sockets to the model are counted by the model server. */
+const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
 
 describe('a model endpoint that never answers or stops mid-stream (MODEL_TIMEOUT_MS)', () => {
   it('the config has the documented default and the test value', () => {
@@ -122,11 +122,11 @@ describe('a model endpoint that never answers or stops mid-stream (MODEL_TIMEOUT
     try {
       await run(); // warm: kept-alive sockets of the clients exist after this
       await waitFor(async () => model.chatInFlight() === 0 || undefined, 3000, 'requests closed');
-      const base = { handles: handles(), connections: model.openConnections() };
+      const base = { timers: timers(), connections: model.openConnections() };
       for (let i = 0; i < 4; i++) await run();
       await waitFor(async () => model.chatInFlight() === 0 || undefined, 3000, 'requests closed');
       expect(model.openConnections()).toBeLessThanOrEqual(base.connections);
-      expect(handles()).toBeLessThanOrEqual(base.handles + 2);
+      expect(timers()).toBeLessThanOrEqual(base.timers + 2);
     } finally {
       model.setChatFault(null);
     }
