@@ -72,7 +72,7 @@ export class DatasourceProblems {
 
   /** Fails stuck datasources untouched for `graceSeconds`, each with its reason; returns how many. */
   async sweep(em: Em, graceSeconds: number, max = 200): Promise<number> {
-    const rows = await rawQuery<StalledRow>(em, sweepSql(), [INGEST_QUEUE, graceSeconds, max]);
+    const rows = await rawQuery<StalledRow>(em, sweepSql(), [INGEST_QUEUE, graceSeconds, max, max * 5]);
     if (!rows.length) return 0;
     const entities = await em.find(Datasource, { id: { $in: rows.map((r) => r.id) } }, { populate: ['datastore'] });
     let failed = 0;

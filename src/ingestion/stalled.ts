@@ -24,9 +24,9 @@ export interface StalledRow {
 }
 
 /** The latest job of each datasource, and whether the datasource is stuck; `$1` is the ingest queue's name. */
-const withJobs = (where: string) => `
+const withJobs = (where: string, source = 'datasources') => `
   select d.id, d.status, d.error_message, j.state as job_state, j.retry_count as job_retries, j.output as job_output, s.stuck
-    from datasources d
+    from ${source} d
     left join lateral (
       select state, retry_count, output from pgboss.job
        where name = $1 and data->>'datasourceId' = d.id::text
@@ -42,8 +42,18 @@ const withJobs = (where: string) => `
     ) s
    where ${where}`;
 
-/** Stuck datasources of every organization untouched for `$2` seconds or more, at most `$3`. */
-export const sweepSql = () => withJobs(`s.stuck and d.updated_at < now() - make_interval(secs => $2) order by d.updated_at limit $3`);
+/**
+ * Stuck datasources of every organization untouched for `$2` seconds or more, at most `$3`. The
+ * jobs of at most `$4` of the oldest in-progress datasources are looked at per sweep (each look is
+ * a scan of the queue's jobs by their data): a backlog of waiting ones is worked through in turns.
+ */
+export const sweepSql = () =>
+  withJobs(
+    `s.stuck order by d.updated_at limit $3`,
+    `(select * from datasources
+       where status = any('{${IN_PROGRESS.join(',')}}'::text[]) and updated_at < now() - make_interval(secs => $2)
+       order by updated_at limit $4)`,
+  );
 
 /**
  * An organization's (`$2`) failed and stuck datasources, newest first: `$3` the datastores a key
