@@ -11,6 +11,7 @@ import type { Context } from '../src/graphql/context.ts';
 import { normalizeError } from '../src/graphql/errors.ts';
 import type { Drain } from '../src/http/drain.ts';
 import { drain, fileBodyLimit, readJsonBody, readMultipart } from '../src/http/body.ts';
+import { writable } from '../src/http/backpressure.ts';
 import { retryAfterOf } from '../src/http/rate-headers.ts';
 import { assertStorableText } from '../src/graphql/text-guard.ts';
 import { nameRoute } from '../src/metrics/http.ts';
@@ -161,6 +162,7 @@ export function createRestHandler(opts: RestHandlerOptions): (req: IncomingMessa
           break;
         }
         for (const frame of frames(next.value.data as Record<string, unknown>)) res.write(encodeFrame(frame));
+        await writable(res); // a slow reader holds the model back; our buffer stays small
       }
     } catch (err) {
       if (!clientGone) {

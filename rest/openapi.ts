@@ -32,7 +32,7 @@ export const RATE_LIMIT_HEADERS: Record<string, string> = {
 /** Statuses every row of this access and body can answer, whatever its service does. */
 function derivedCodes(route: RestRoute): ErrorCode[] {
   // A link that is not valid (or no longer) is 403; on other rows, scoped keys and allowed origins answer 403.
-  const codes: ErrorCode[] = ['BAD_USER_INPUT', 'FORBIDDEN', 'NOT_FOUND', 'INTERNAL'];
+  const codes: ErrorCode[] = ['BAD_USER_INPUT', 'FORBIDDEN', 'NOT_FOUND', 'INTERNAL', 'SERVICE_UNAVAILABLE'];
   // An invalid token is 401 on public rows too.
   if (route.access !== 'link') codes.push('UNAUTHENTICATED');
   if (BODY_METHODS.has(route.method)) codes.push('PAYLOAD_TOO_LARGE');

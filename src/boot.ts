@@ -20,6 +20,7 @@ import { createStorage } from './providers/create-storage.ts';
 import { startQueue } from './queue/queue.ts';
 import { REEMBED_QUEUE } from './datastores/model-change.ts';
 import { reembedQueueOptions, startReembedWorkers } from './datastores/reembed.job.ts';
+import { startStalledSweep } from './ingestion/problems.service.ts';
 import { createServices, type Services } from './services.ts';
 import { startMetricsServer } from './metrics/http.ts';
 import { instrumentChat, instrumentEmbedder, instrumentQueue, watchDatabase } from './metrics/instrument.ts';
@@ -75,6 +76,8 @@ export async function start(config: Config, opts: { logger?: Logger } = {}): Pro
       await startFormWebhookWorkers({ config, orm: db.orm, queue, logger });
       await startResyncWorkers({ orm: db.orm, queue, datasources: services.datasources, logger });
     }
+    // Every process sweeps (a guarded write: several at once change a row once), workers or not.
+    cleanups.push(startStalledSweep(services.problems, () => db.orm.em.fork(), config.stalledSweepSeconds, logger));
     let app: App | null = null;
     let port = 0;
     if (config.role !== 'worker') {

@@ -68,7 +68,11 @@ export interface Config {
    * is failed and retried by the next supervision pass, every superviseSeconds, after
    * retryDelaySeconds (doubling with each attempt).
    */
-  readonly jobs: { readonly heartbeatSeconds: number; readonly superviseSeconds: number; readonly retryDelaySeconds: number };
+  readonly jobs: { readonly heartbeatSeconds: number; readonly superviseSeconds: number; readonly retryDelaySeconds: number; readonly retryLimit?: number };
+  /** MODEL_TIMEOUT_MS: how long a chat model may take to its first token, and between two tokens. */
+  readonly modelTimeoutMs: number;
+  /** STALLED_SWEEP_SECONDS: how often datasources whose job is gone or exhausted are failed with a reason; 0 = never. */
+  readonly stalledSweepSeconds: number;
   /** CORS_ORIGINS: the only origins whose pages may send the session cookie (exact, canonical). */
   readonly corsOrigins: readonly string[];
   /**
@@ -223,6 +227,7 @@ export function loadConfig(env: Env = process.env): Config {
       heartbeatSeconds: int('JOB_HEARTBEAT_SECONDS', 60, 10, 3600),
       superviseSeconds: int('QUEUE_SUPERVISE_SECONDS', 60, 1, 3600),
       retryDelaySeconds: int('JOB_RETRY_DELAY_SECONDS', 5, 1, 3600),
+      retryLimit: int('JOB_RETRY_LIMIT', 3, 0, 100),
     },
     corsOrigins: Object.freeze(corsOrigins),
     metrics: {
@@ -244,6 +249,8 @@ export function loadConfig(env: Env = process.env): Config {
       signInsPerMinute: int('RATE_LIMIT_SIGNIN_PER_MINUTE', 30, 1, 1_000_000),
     },
     trustProxyProto: bool('TRUST_PROXY_PROTO', false),
+    modelTimeoutMs: int('MODEL_TIMEOUT_MS', 60_000, 100, 3_600_000),
+    stalledSweepSeconds: int('STALLED_SWEEP_SECONDS', 60, 0, 86_400),
   };
   const mutable = config as { -readonly [K in keyof Config]: Config[K] };
   mutable.publicUrl = (env.PUBLIC_URL || `http://localhost:${config.port}`).replace(/\/+$/, '');

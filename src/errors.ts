@@ -17,6 +17,7 @@ export const ERROR_CODES = {
   INTERNAL: { status: 500, message: 'Internal error.' },
   UPSTREAM_FAILED: { status: 502, message: 'A service this one depends on (the model endpoint) failed.' },
   SHUTTING_DOWN: { status: 503, message: 'The service is shutting down; send the request again.' },
+  SERVICE_UNAVAILABLE: { status: 503, message: 'The database cannot be reached; try again shortly.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

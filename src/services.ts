@@ -6,6 +6,7 @@ import { DatastoreService } from './datastores/datastore.service.ts';
 import type { EventBus } from './events/bus.ts';
 import { DatasourceService } from './ingestion/datasource.service.ts';
 import { ResyncSchedules } from './ingestion/resync.schedules.ts';
+import { DatasourceProblems } from './ingestion/problems.service.ts';
 import type { Embedder } from './providers/embeddings.ts';
 import type { ChatModel } from './providers/chat.ts';
 import { AnswerService } from './answers/answer.service.ts';
@@ -40,6 +41,8 @@ export interface Services {
   conversations: ConversationService;
   forms: FormService;
   universal: UniversalService;
+  /** Failed and stuck datasources: listed, retried, swept. */
+  problems: DatasourceProblems;
 }
 
 export interface Parts {
@@ -77,7 +80,9 @@ export async function createServices(config: Config, parts: Parts): Promise<Serv
     conversations,
     forms: new FormService(config, parts.queue, chat, limits, conversations),
     universal: new UniversalService(config, chat, agents, limits, { logger }),
+    problems: undefined as never, // below: it works through the datasources service
   };
+  services.problems = new DatasourceProblems(services.datasources);
   await Promise.all([services.auth.init(), services.agents.init(), datastores.init()]);
   return services;
 }

@@ -23,6 +23,8 @@ const OUTCOMES = [S.synched, S.error, S.usage_limit_reached];
 /** The design's life of a datasource, written out independently of the table under test. */
 function expectedMove(from: S, to: S): boolean {
   if (to === S.pending || to === S.running) return true; // asked for again; a worker takes (or retakes) a job
+  // A stalled datasource (no job left to take it: stalled.ts) fails with its reason from where it waits.
+  if (to === S.error) return from === S.running || from === S.unsynched || from === S.pending;
   if (OUTCOMES.includes(to)) return from === S.running; // only a datasource being processed gets an outcome
   return from === S.unsynched && to === S.unsynched; // an upload link's file arrived: queued, never synched
 }
@@ -36,8 +38,9 @@ describe('the table of moves', () => {
     }
   }
 
-  it('an outcome is reached only from running; nothing returns to unsynched', () => {
-    for (const outcome of OUTCOMES) expect(movesInto(outcome)).toEqual([S.running]);
+  it('an outcome is reached only from running (error also from a stalled wait); nothing returns to unsynched', () => {
+    for (const outcome of [S.synched, S.usage_limit_reached]) expect(movesInto(outcome)).toEqual([S.running]);
+    expect(movesInto(S.error).sort()).toEqual([S.pending, S.running, S.unsynched].sort());
     expect(movesInto(S.unsynched)).toEqual([S.unsynched]);
     expect(movesInto(S.running).sort()).toEqual([...ALL].sort());
     expect(Object.keys(STATUS_MOVES).sort()).toEqual([...ALL].sort());
@@ -102,7 +105,7 @@ describe('DatasourceService.transition on real rows', () => {
       [S.pending, S.synched],
       [S.synched, S.unsynched],
       [S.error, S.usage_limit_reached],
-      [S.unsynched, S.error],
+      [S.unsynched, S.synched],
     ] as const) {
       const { em, ds } = await rowIn(from);
       const move = app.services.datasources.transition(em, ds, to);

@@ -74,6 +74,9 @@ beforeAll(async () => {
   expect((await settled(app, session, real.datasource)).status).toBe('synched');
   // A file too: its size and MIME type are set (a text document's may not be).
   await must('mutation', 'createUploadLink', { datastoreId: real.datastore, input: { type: 'text/plain', fileName: 'upload.txt' } });
+  // A failed one (a refused address), which datasourceProblems lists with its reason.
+  const refused = (await must('mutation', 'createDatasource', { input: { datastoreId: real.datastore, type: 'web_page', config: { source_url: 'http://127.0.0.1:9/' } } })).id;
+  expect((await settled(app, session, refused)).status).toBe('error');
   real.agent = (await must('mutation', 'createAgent', { input: { name: 'Reader', handle: 'reader', visibility: 'public', datastoreIds: [real.datastore] } })).id;
   const answer = await must('mutation', 'agentQuery', { id: real.agent, input: { query: 'Who wrote the first program?' } });
   real.conversation = answer.conversationId;

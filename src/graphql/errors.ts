@@ -3,6 +3,7 @@ import { GraphQLError } from 'graphql';
 import { ArgumentValidationError, AuthorizationError, AuthenticationError } from 'type-graphql';
 import { AppError, isErrorCode, type ErrorDetails } from '../errors.ts';
 import { currentRequestId } from '../logger.ts';
+import { isDatabaseUnavailable } from '../db/unavailable.ts';
 
 /** Codes GraphQL machinery raises for a request the client got wrong. */
 const CLIENT_CODES = new Set([
@@ -50,6 +51,7 @@ export function normalizeError(error: unknown): { error: AppError; internal: boo
     }
     if (isErrorCode(code) && code !== 'INTERNAL') return { error: new AppError(code, gqlError.message), internal: false };
   }
+  if (isDatabaseUnavailable(original)) return { error: new AppError('SERVICE_UNAVAILABLE', undefined, undefined, original), internal: false };
   // The id a user quotes to an operator, who finds the logged cause by it: on every transport.
   const requestId = currentRequestId();
   return { error: new AppError('INTERNAL', undefined, requestId ? { requestId } : undefined, original), internal: true };

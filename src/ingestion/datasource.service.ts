@@ -401,6 +401,11 @@ export class DatasourceService {
     return this.settle(em, ds, run, DatasourceStatus.error, message);
   }
 
+  /** No job is left that would process it (stalled.ts): `error` with the reason. False when it moved on meanwhile. */
+  markStalled(em: Em, ds: Datasource, message: string): Promise<boolean> {
+    return this.settle(em, ds, null, DatasourceStatus.error, message);
+  }
+
   /** Storing the run's document would pass the organization's stored-token limit. False as for markFailed. */
   markOverLimit(em: Em, ds: Datasource, run: Run, message: string): Promise<boolean> {
     return this.settle(em, ds, run, DatasourceStatus.usage_limit_reached, message);

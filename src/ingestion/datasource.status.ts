@@ -18,12 +18,13 @@ const OUTCOMES = [S.synched, S.error, S.usage_limit_reached] as const;
  * - `pending` from anywhere: a client asked for processing again (a site re-crawl re-queues its pages).
  * - `running` from anywhere: a worker took a job. From `running`, a retry of a job whose worker died
  *   or failed transiently; from an outcome, the second of two jobs queued by two requests.
- * - an outcome only from `running`.
+ * - an outcome only from `running`; and `error` from `unsynched` and `pending` too: the stalled-work
+ *   sweep (stalled.ts) found no job left that would ever take it.
  * - `unsynched` -> `unsynched`: the file of an upload link arrived and is queued; it was never synched.
  */
 export const STATUS_MOVES: Readonly<Record<S, readonly S[]>> = Object.freeze({
-  [S.unsynched]: [S.unsynched, S.pending, S.running],
-  [S.pending]: [S.pending, S.running],
+  [S.unsynched]: [S.unsynched, S.pending, S.running, S.error],
+  [S.pending]: [S.pending, S.running, S.error],
   [S.running]: [S.pending, S.running, ...OUTCOMES],
   [S.synched]: [S.pending, S.running],
   [S.error]: [S.pending, S.running],

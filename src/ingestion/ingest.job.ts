@@ -50,7 +50,7 @@ export const INGEST_QUEUE_OPTIONS = {
  * instead of waiting for expireInSeconds.
  */
 export function ingestQueueOptions(config: Pick<Config, 'jobs'>): QueueOptions {
-  return { ...INGEST_QUEUE_OPTIONS, retryDelay: config.jobs.retryDelaySeconds, heartbeatSeconds: config.jobs.heartbeatSeconds };
+  return { ...INGEST_QUEUE_OPTIONS, retryDelay: config.jobs.retryDelaySeconds, heartbeatSeconds: config.jobs.heartbeatSeconds, retryLimit: config.jobs.retryLimit ?? INGEST_QUEUE_OPTIONS.retryLimit };
 }
 
 export async function startIngestWorkers(deps: IngestDeps, opts: { concurrency?: number; pollingIntervalSeconds?: number } = {}) {

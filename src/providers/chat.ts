@@ -9,6 +9,7 @@ import { ChatOpenAI } from '@langchain/openai';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { createHttpFetch } from './http-fetch.ts';
+import { modelDeadline, type ModelDeadline } from './model-deadline.ts';
 
 export type ContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
 
@@ -47,9 +48,12 @@ export class ChatError extends Error {
 /** Distinct parameter sets whose clients are kept. */
 const MAX_CLIENTS = 64;
 
-export function createChatModel(config: Pick<Config, 'openai'>, opts: { logger?: Logger } = {}): ChatModel | null {
+export function createChatModel(config: Pick<Config, 'openai'> & Partial<Pick<Config, 'modelTimeoutMs'>>, opts: { logger?: Logger } = {}): ChatModel | null {
   if (!config.openai) return null;
   const { logger } = opts;
+  const timeoutMs = config.modelTimeoutMs ?? 60_000;
+  /** What stopped the request: our deadline names itself; anything else is the endpoint's or the caller's. */
+  const cause = (err: unknown, deadline: ModelDeadline) => (deadline.expired ? new ChatError(`The model endpoint sent nothing for ${timeoutMs} ms (MODEL_TIMEOUT_MS).`) : err);
   /** The endpoint failed (not the caller leaving): logged with what an operator needs, then wrapped. */
   const failed = (err: unknown, params: ChatParams, started: number, signal?: AbortSignal) => {
     if (!signal?.aborted) {
@@ -85,7 +89,8 @@ export function createChatModel(config: Pick<Config, 'openai'>, opts: { logger?:
       streaming,
       streamUsage: true,
       maxRetries: 1,
-      timeout: 120_000,
+      // MODEL_TIMEOUT_MS is enforced per token below; the client's own timeout only backs it up.
+      timeout: timeoutMs + 5_000,
       ...(params.temperature !== undefined ? { temperature: params.temperature } : {}),
       ...(params.maxTokens !== undefined ? { maxTokens: params.maxTokens } : {}),
       ...(params.topP !== undefined ? { topP: params.topP } : {}),
@@ -100,34 +105,48 @@ export function createChatModel(config: Pick<Config, 'openai'>, opts: { logger?:
   return {
     async *stream(turns, params, signal) {
       const started = performance.now();
-      let stream;
+      const deadline = modelDeadline(timeoutMs, signal);
       try {
-        stream = await client(params, true).stream(toMessages(turns), { signal });
-      } catch (err) {
-        throw failed(err, params, started, signal);
-      }
-      try {
-        for await (const chunk of stream) {
-          const text = typeof chunk.content === 'string' ? chunk.content : '';
-          if (text) yield { type: 'text', text };
-          const u = chunk.usage_metadata;
-          if (u && (u.input_tokens || u.output_tokens)) yield { type: 'usage', usage: { promptTokens: u.input_tokens, completionTokens: u.output_tokens } };
+        let stream;
+        try {
+          stream = await client(params, true).stream(toMessages(turns), { signal: deadline.signal });
+        } catch (err) {
+          throw failed(cause(err, deadline), params, started, signal);
         }
-      } catch (err) {
-        throw failed(err, params, started, signal);
+        try {
+          for await (const chunk of stream) {
+            deadline.rearm();
+            const text = typeof chunk.content === 'string' ? chunk.content : '';
+            const u = chunk.usage_metadata;
+            const usage = u && (u.input_tokens || u.output_tokens) ? { promptTokens: u.input_tokens, completionTokens: u.output_tokens } : null;
+            if (!text && !usage) continue;
+            // While our reader holds the stream, the endpoint is not the one being slow.
+            deadline.pause();
+            if (text) yield { type: 'text', text };
+            if (usage) yield { type: 'usage', usage };
+            deadline.rearm();
+          }
+        } catch (err) {
+          throw failed(cause(err, deadline), params, started, signal);
+        }
+      } finally {
+        deadline.clear();
       }
     },
     async complete(turns, params, signal) {
       const started = performance.now();
+      const deadline = modelDeadline(timeoutMs, signal);
       try {
-        const message = await client(params, false).invoke(toMessages(turns), { signal });
+        const message = await client(params, false).invoke(toMessages(turns), { signal: deadline.signal });
         const u = message.usage_metadata;
         return {
           text: typeof message.content === 'string' ? message.content : '',
           usage: u ? { promptTokens: u.input_tokens, completionTokens: u.output_tokens } : null,
         };
       } catch (err) {
-        throw failed(err, params, started, signal);
+        throw failed(cause(err, deadline), params, started, signal);
+      } finally {
+        deadline.clear();
       }
     },
   };
@@ -141,6 +160,7 @@ function toMessages(turns: ChatTurn[]): BaseMessage[] {
 
 function wrap(err: unknown, signal?: AbortSignal): unknown {
   if (signal?.aborted) return err; // the caller stopped: not a model failure
+  if (err instanceof ChatError) return err;
   const status = (err as { status?: number }).status;
   const message = err instanceof Error ? err.message : String(err);
   // The client's error stays as the cause: its status and name tell the metrics what kind of failure it was.

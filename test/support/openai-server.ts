@@ -33,12 +33,30 @@ export interface OpenAiTestServer {
    * status and body (default: an OpenAI-style `{ error: { message, type, code } }`).
    */
   failNext(path: string, status: number, count?: number, body?: unknown): void;
+  /**
+   * A chat endpoint that misbehaves until set back to null: `hang` never answers (not even
+   * headers); `stopAfterTokens` streams that many tokens, then sends nothing more. Either way the
+   * connection stays open until the client gives up.
+   */
+  setChatFault(fault: ChatFault | null): void;
+  /** Streamed chat tokens written so far (all requests). */
+  chatTokensSent: () => number;
+  /** Chat requests whose response is neither complete nor abandoned by its client. */
+  chatInFlight: () => number;
+  /** TCP connections currently open to this server (kept-alive ones included). */
+  openConnections: () => number;
   /** Count of chat streams whose client went away before the end. */
   aborted: () => number;
   /** Resolves once `aborted()` reaches `count` (default 1). */
   whenAborted(count?: number): Promise<void>;
   close(): Promise<void>;
 }
+
+/**
+ * `endless` streams `piece` until the client leaves, waiting whenever the connection cannot take
+ * more (as a real server's socket does), so a reader that stops reading stops it too.
+ */
+export type ChatFault = { hang: true } | { stopAfterTokens: number } | { endless: string };
 
 export interface OpenAiTestServerOptions {
   /** Vector size when the request has no `dimensions` (default 1536, like text-embedding-3-small). */
@@ -195,6 +213,9 @@ export async function startOpenAiTestServer(opts: OpenAiTestServerOptions = {}):
   let timing = { firstTokenDelayMs: 0, tokenDelayMs: 0 };
   let transcription = 'transcribed audio';
   let abortedStreams = 0;
+  let chatFault: ChatFault | null = null;
+  let tokensSent = 0;
+  let chatInFlight = 0;
   const abortWaiters: Array<{ count: number; resolve: () => void }> = [];
   let nextId = 1;
 
@@ -295,6 +316,7 @@ export async function startOpenAiTestServer(opts: OpenAiTestServerOptions = {}):
     }
 
     const includeUsage = body.stream_options?.include_usage === true;
+    const fault = chatFault;
     let gone = false;
     const onGone = () => {
       if (!res.writableFinished && !gone) {
@@ -328,9 +350,25 @@ export async function startOpenAiTestServer(opts: OpenAiTestServerOptions = {}):
 
     send(chunk(choiceIndexes.map((index) => ({ index, delta: { role: 'assistant', content: '', refusal: null }, logprobs: null, finish_reason: null }))));
     if (timing.firstTokenDelayMs > 0) await sleep(timing.firstTokenDelayMs);
+    if (fault && 'endless' in fault) {
+      const frame = `data: ${JSON.stringify(chunk(choiceIndexes.map((index) => ({ index, delta: { content: fault.endless }, logprobs: null, finish_reason: null }))))}\n\n`;
+      while (!gone) {
+        tokensSent++;
+        if (!res.write(frame)) {
+          await new Promise<void>((resolve) => {
+            const go = () => (res.off('drain', go), res.off('close', go), resolve());
+            res.on('drain', go).on('close', go);
+          });
+        }
+      }
+      return;
+    }
+    const stopAt = fault && 'stopAfterTokens' in fault ? fault.stopAfterTokens : Infinity;
     for (let i = 0; i < pieces.length && !gone; i++) {
+      if (i >= stopAt) return new Promise<void>((resolve) => res.once('close', resolve)); // silent until the client leaves
       if (i > 0 && timing.tokenDelayMs > 0) await sleep(timing.tokenDelayMs);
       send(chunk(choiceIndexes.map((index) => ({ index, delta: { content: pieces[i] }, logprobs: null, finish_reason: null }))));
+      tokensSent++;
     }
     if (gone) return;
     send(chunk(choiceIndexes.map((index) => ({ index, delta: {}, logprobs: null, finish_reason: finishReason }))));
@@ -401,7 +439,22 @@ export async function startOpenAiTestServer(opts: OpenAiTestServerOptions = {}):
 
     const route = `${method} ${path}`;
     if (route === 'POST /v1/embeddings') return embeddings(body, res);
-    if (route === 'POST /v1/chat/completions') return chat(body, res);
+    if (route === 'POST /v1/chat/completions') {
+      chatInFlight++;
+      let counted = true;
+      const settle = () => {
+        if (counted) chatInFlight--;
+        counted = false;
+      };
+      res.once('close', settle);
+      res.once('finish', settle);
+      if (chatFault && 'hang' in chatFault) {
+        // Nothing at all, not even headers, until the client gives up.
+        res.socket?.once('close', () => noteAbort());
+        return;
+      }
+      return chat(body, res);
+    }
     if (route === 'POST /v1/audio/transcriptions') {
       if (!contentType.startsWith('multipart/form-data')) throw new HttpError(400, 'Expected a multipart/form-data body.');
       return transcribe(body as Multipart, res);
@@ -427,6 +480,11 @@ export async function startOpenAiTestServer(opts: OpenAiTestServerOptions = {}):
       if (err instanceof HttpError) sendJson(res, err.status, errorBody(err.status, err.message, err.type, err.code, err.param));
       else sendJson(res, 500, errorBody(500, String(err), 'server_error', null));
     });
+  });
+  const sockets = new Set<import('node:net').Socket>();
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -457,6 +515,12 @@ export async function startOpenAiTestServer(opts: OpenAiTestServerOptions = {}):
       for (let i = 0; i < count; i++) list.push({ status, body: body ?? defaultFailure(status) });
       failures.set(key, list);
     },
+    setChatFault(fault) {
+      chatFault = fault;
+    },
+    chatInFlight: () => chatInFlight,
+    chatTokensSent: () => tokensSent,
+    openConnections: () => sockets.size,
     aborted: () => abortedStreams,
     whenAborted(count = 1) {
       if (abortedStreams >= count) return Promise.resolve();
