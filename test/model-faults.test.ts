@@ -83,10 +83,11 @@ describe('a model endpoint that never answers or stops mid-stream (MODEL_TIMEOUT
     }
   });
 
-  it('stops mid-stream: the words so far, then [ERROR]; the complete answer is a 502', async () => {
+  it('stops mid-stream: the words so far, then [ERROR]; the complete answer is a 502; both queries given back', async () => {
     model.setChatReply(() => 'one two three four five six seven eight');
     model.setChatFault({ stopAfterTokens: 3 });
     try {
+      const before = await counted();
       const { answer, last } = await askStreaming('tell me');
       expect(answer.length).toBeGreaterThan(0);
       expect(answer).not.toContain('eight');
@@ -94,6 +95,7 @@ describe('a model endpoint that never answers or stops mid-stream (MODEL_TIMEOUT
       const complete = await ask('tell me');
       expect(complete.status).toBe(502);
       expect(complete.body.error.code).toBe('UPSTREAM_FAILED');
+      await waitFor(async () => ((await counted()) === before ? true : undefined), 3000, 'the queries to be given back');
       await waitFor(async () => model.chatInFlight() === 0 || undefined, 3000, 'the model requests to be closed');
     } finally {
       model.setChatFault(null);

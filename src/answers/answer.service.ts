@@ -81,11 +81,19 @@ export class AnswerService {
     const organizationId = agent.organization.id;
     const period = await this.limits.queries.reserve(em, organizationId);
     const found: Found = { fragments: [], usage: null };
-    // Only what was said is kept; a turn that kept nothing gives its query back.
+    // What was said is kept. The query is given back when nothing was kept, or when the model
+    // failed (an endpoint error or MODEL_TIMEOUT_MS); a visitor who stops an answer has used it.
     const giveBack = () => this.limits.queries.refund(em, organizationId, period);
     const events = turnStream(
       (turn) => this.produce(em, agent, conversation, input, turn, found, given),
-      (said) => (said ? this.persist(em, conversation, given, input.query, said, found, { incomplete: true }).catch(giveBack) : giveBack()),
+      async (said, end) => {
+        if (!said) return giveBack();
+        const kept = await this.persist(em, conversation, given, input.query, said, found, { incomplete: true }).then(
+          () => true,
+          () => false,
+        );
+        if (!kept || end === 'failed') await giveBack();
+      },
     );
     return { conversationId: conversation.id, visitorId: conversation.visitorId, events };
   }

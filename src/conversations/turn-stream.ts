@@ -2,7 +2,8 @@
  * The one stream of a conversation turn, for answers and forms alike. It starts producing at
  * once (the model request is on its way while the caller sets up its transport), and when the
  * turn ends before it is stored complete (the client left, the model failed), it cancels the
- * model call and settles: the partial reply is kept, or the unused query is given back.
+ * model call and settles: the partial reply is kept, and the query is given back unless the
+ * visitor chose to stop (a model that failed or went silent is not the organization's to pay).
  */
 
 /** What a producer is given. */
@@ -17,12 +18,16 @@ export interface TurnControl {
   done(): void;
 }
 
+/** Why a turn stopped before it was stored complete. */
+export type TurnEnd = 'left' | 'failed';
+
 /**
  * `events` yields what `produce` yields; `return()` stops the model call at once, even mid-chunk.
- * `settle` runs when the turn stops before `done()`, given the text said so far ('' when none):
- * it keeps the partial reply or gives the unused query back. Its failures are not the caller's.
+ * `settle` runs when the turn stops before `done()`, given the text said so far ('' when none)
+ * and why: `left` (the reader stopped reading) or `failed` (the producer threw, e.g. the model
+ * endpoint failed or timed out). Its failures are not the caller's.
  */
-export function turnStream<E>(produce: (turn: TurnControl) => AsyncGenerator<E>, settle: (said: string) => Promise<unknown>): AsyncIterableIterator<E> {
+export function turnStream<E>(produce: (turn: TurnControl) => AsyncGenerator<E>, settle: (said: string, end: TurnEnd) => Promise<unknown>): AsyncIterableIterator<E> {
   const controller = new AbortController();
   let text = '';
   let finished = false;
@@ -39,12 +44,16 @@ export function turnStream<E>(produce: (turn: TurnControl) => AsyncGenerator<E>,
     },
   };
   async function* run(): AsyncGenerator<E> {
+    let end: TurnEnd = 'left';
     try {
       yield* produce(control);
+    } catch (err) {
+      end = 'failed';
+      throw err;
     } finally {
       if (!finished) {
         controller.abort();
-        await settle(text).catch(() => {});
+        await settle(text, end).catch(() => {});
       }
     }
   }
