@@ -1,6 +1,6 @@
 /**
- * Hostile inputs against a real service process (`node src/main.ts`, as `npm start` runs it):
- * a 100 MB PDF, zip bombs in each Office format the loaders read (honest ones, ones that lie
+ * Hostile inputs against a real service process (`node src/main.ts`, as `npm start` runs it,
+ * default limits): a 100 MB PDF (refused at the upload cap while it arrives), zip bombs in each Office format the loaders read (honest ones, ones that lie
  * about their sizes, and ones that stay just under every declared-size limit), a 10,000-URL
  * sitemap and a web page that never ends. All of them arrive at once, so their memory adds up.
  *
@@ -146,7 +146,7 @@ describe('memory bounds: hostile files and pages against a service process', () 
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('refuses or reads every hostile input with a clear message, the process staying under 1 GiB resident', async () => {
+  it('refuses or reads every hostile input with a clear message, adding under 512 MiB to resident memory (under 1 GiB in all on PostgreSQL)', async () => {
     type Case = { name: string; id: string; expect: (ds: DatasourceView) => void };
     const cases: Case[] = [];
     const file = async (name: string, type: string, data: Buffer, expectation: Case['expect']) => {
@@ -195,14 +195,7 @@ describe('memory bounds: hostile files and pages against a service process', () 
     const crawl = await call('POST', `${app.api}/datasources`, { token: org.apiKey, body: { datastoreId: siteStore, type: 'web_site', name: 'large site', config: { sitemap: `${siteUrl}/sitemap.xml` } } });
     expect(crawl.status, JSON.stringify(crawl.body)).toBe(200);
 
-    const t0 = performance.now();
-    const outcomes = await Promise.all(
-      cases.map(async (c) => {
-        const ds = await settled(app as TestApp, org.apiKey, c.id, 120_000);
-        console.log(`memory-bounds: ${c.name} ${ds.status} after ${Math.round(performance.now() - t0)} ms (${ds.errorMessage ?? 'no error'}); peak ${Math.round(residentMemory(service.child.pid!).peak / MB)} MiB`);
-        return { c, ds };
-      }),
-    );
+    const outcomes = await Promise.all(cases.map(async (c) => ({ c, ds: await settled(app as TestApp, org.apiKey, c.id, 120_000) })));
     for (const { c, ds } of outcomes) {
       try {
         c.expect(ds);
