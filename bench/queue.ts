@@ -23,7 +23,7 @@ const TARGET_P99_MS = 50;
 const log = (s = '') => process.stdout.write(`${s}\n`);
 const progress = (s: string) => process.stderr.write(`bench:queue: ${s}\n`);
 
-function request(method: string, url: string, token: string, body?: unknown): Promise<{ status: number; body: any; ms: number }> {
+function request(method: string, url: string, token: string, body?: unknown, retry = true): Promise<{ status: number; body: any; ms: number }> {
   const data = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
@@ -34,7 +34,11 @@ function request(method: string, url: string, token: string, body?: unknown): Pr
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : null, ms: performance.now() - t0 }));
       res.on('error', reject);
     });
-    req.on('error', reject);
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      // A kept-alive socket the server closed while idle: send again, once (nothing was received).
+      if (retry && req.reusedSocket && err.code === 'ECONNRESET') return resolve(request(method, url, token, body, false));
+      reject(err);
+    });
     req.end(data);
   });
 }
