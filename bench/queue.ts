@@ -53,6 +53,9 @@ function request(method: string, url: string, token: string, body?: unknown, ret
 const document = (i: number) =>
   Array.from({ length: 6 }, (_, p) => `Document ${i}, part ${p}: the queue benchmark writes this paragraph so that each document makes a few chunks of ordinary prose about topic ${i}.`).join('\n\n');
 
+/** While true, the readers keep reading the agent. */
+let ingesting = false;
+
 const adminUrl = process.env.DATABASE_URL || '';
 const database = adminUrl ? await freshDatabase(adminUrl, `agentbase_bench_queue_${process.pid}`) : null;
 const model = await spawnChild('bench/openai-serve.ts');
@@ -96,10 +99,12 @@ try {
 
   progress(`queueing ${DOCS} documents at once, reading the agent meanwhile…`);
   const busy: number[] = [];
-  let ingesting = true;
+  ingesting = true;
   const readers = Promise.all(Array.from({ length: READERS }, async () => {
     while (ingesting) await readAgent(busy);
   }));
+  // Awaited below; until then a failed read must not end the process before `finally` stops the children.
+  readers.catch(() => {});
   const t0 = performance.now();
   const posts = await Promise.all(Array.from({ length: DOCS }, (_, i) => request('POST', `${app.url}/api/datasources`, token, { datastoreId, type: 'text', name: `doc ${i}`, text: document(i) }, true, posting)));
   const queuedMs = performance.now() - t0;
@@ -129,6 +134,7 @@ try {
   const p99 = pct(busy, 99);
   log(`target: every document synched: ${state.failed.length === 0 ? 'ok' : 'MISSED'}; agent read p99 during ingestion ${f1(p99)} ms <= ${TARGET_P99_MS} ms: ${p99 <= TARGET_P99_MS ? 'ok' : 'MISSED'}`);
 } finally {
+  ingesting = false;
   agent.destroy();
   posting.destroy();
   await app.stop();
