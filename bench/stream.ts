@@ -8,18 +8,30 @@
  *    Target: overhead <= 5 ms at p50.
  *    Beside it, the first content chunk of POST /v1/chat/completions {stream: true} (the
  *    OpenAI-compatible endpoint, the same agent): target <= 1 ms p50 more than the REST stream.
- * 2. 500 concurrent streams: every one must end with `data: [DONE]`, no error.
+ * 2. 1,000 concurrent streams: every one must end with `data: [DONE]`, no error, and the first
+ *    frame's p50 at most 2x the model server's own first-token p50 under the same burst.
+ *
+ * `npm run bench:stream -- --soak 60` runs a soak instead: 200 streams kept open at once for 60 s
+ * (each one, when it ends, replaced by the next), then the error count and the app's resident
+ * memory at the start and the end (target: 0 errors, the end within 10% of the start).
  *
  * Embedded PGlite unless DATABASE_URL is set (then a fresh database on that server, dropped at
- * the end). Env: BENCH_SAMPLES (200), BENCH_STREAMS (500), FIRST_TOKEN_DELAY_MS (50),
- * TOKEN_DELAY_MS (5), BENCH_NODE_ARGS (extra node flags for the app, e.g. --cpu-prof).
+ * the end). Env: BENCH_SAMPLES (200), BENCH_STREAMS (1000), SOAK_STREAMS (200),
+ * FIRST_TOKEN_DELAY_MS (50), TOKEN_DELAY_MS (5), BENCH_NODE_ARGS (extra node flags for the app,
+ * e.g. --cpu-prof).
  */
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { agent, describeDatabase, f1, f2, freshDatabase, graphql, pct, spawnChild, table } from './lib.ts';
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
-const STREAMS = Number(process.env.BENCH_STREAMS ?? 500);
+const STREAMS = Number(process.env.BENCH_STREAMS ?? 1000);
+const SOAK_STREAMS = Number(process.env.SOAK_STREAMS ?? 200);
+const soakArg = process.argv.indexOf('--soak');
+/** Seconds of soak, or 0 for the ordinary run. */
+const SOAK_SECONDS = soakArg >= 0 ? Number(process.argv[soakArg + 1] ?? 60) : 0;
+if (!(SOAK_SECONDS >= 0)) throw new Error('--soak takes a number of seconds');
 const FIRST_TOKEN_DELAY_MS = Number(process.env.FIRST_TOKEN_DELAY_MS ?? 50);
 const TOKEN_DELAY_MS = Number(process.env.TOKEN_DELAY_MS ?? 5);
 const REPLY = 'Streaming works: each fragment of this answer leaves the model server as a token and reaches the client at once.';
@@ -144,6 +156,12 @@ try {
   const check = (r: StreamResult, what: string) => {
     if (r.status !== 200 || !r.done || r.error || r.text !== REPLY) throw new Error(`${what}: ${JSON.stringify(r)}`);
   };
+  // The soak replaces the ordinary run; the labelled block keeps the rest of it unindented.
+  ordinary: {
+  if (SOAK_SECONDS > 0) {
+    await soak(app.child.pid!, viaApp);
+    break ordinary;
+  }
 
   // ---- 1. time to the first answer frame, sequential, interleaved ------------------------
   progress(`time to first frame: ${SAMPLES} requests each way, interleaved…`);
@@ -225,7 +243,8 @@ try {
     const errors = b.results.filter((r) => r.error).length;
     return [name, `${ok}/${STREAMS}`, statuses, errors, f1(pct(b.results.map((r) => r.first), 50)), f1(pct(b.results.map((r) => r.first), 99)), f1(pct(b.results.map((r) => r.total), 99)), f1(b.wall)];
   };
-  log(`${STREAMS} concurrent streams (started together)`);
+  const ratio = pct(appBurst.results.map((r) => r.first), 50) / pct(directBurst.results.map((r) => r.first), 50);
+  log(`${STREAMS} concurrent streams (started together); first frame p50 through the app / model server alone: ${f2(ratio)}x (target <= 2x: ${ratio <= 2 ? 'ok' : 'MISSED'})`);
   log(
     table([
       ['', 'ended with [DONE], full text', 'non-200', 'errors', 'first p50 ms', 'first p99 ms', 'whole p99 ms', 'wall ms'],
@@ -237,9 +256,64 @@ try {
   log(`target: ${STREAMS}/${STREAMS} streams through the app complete without error: ${appOk === STREAMS ? 'ok' : 'MISSED'}`);
   const failed = appBurst.results.find((r) => !(r.status === 200 && r.done && !r.error && r.text === REPLY));
   if (failed) log(`first failure: ${JSON.stringify(failed).slice(0, 400)}`);
+  }
 } finally {
   agent.destroy();
   await app.stop();
   await model.stop();
   await database?.drop();
+}
+
+/** Resident memory of a process, in MiB, from the kernel. */
+function rssMiB(pid: number): number {
+  const kb = Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
+  return kb / 1024;
+}
+
+/**
+ * SOAK_STREAMS streams open at all times for SOAK_SECONDS. The start is measured after one
+ * warm-up round at full concurrency (pools, caches and the heap at their working size); the end
+ * after the last stream has ended and 2 s have passed (answers stored, sockets idle).
+ */
+async function soak(appPid: number, run: (query: string) => Promise<StreamResult>) {
+  progress(`soak: warm-up round of ${SOAK_STREAMS} streams…`);
+  await Promise.all(Array.from({ length: SOAK_STREAMS }, (_, i) => run(`Warm-up ${i}?`)));
+  await new Promise((r) => setTimeout(r, 2000));
+  const start = rssMiB(appPid);
+  const samples: number[] = [start];
+  const sampler = setInterval(() => samples.push(rssMiB(appPid)), 1000);
+  let completed = 0;
+  let errors = 0;
+  let firstError: StreamResult | null = null;
+  const firsts: number[] = [];
+  const until = performance.now() + SOAK_SECONDS * 1000;
+  progress(`soak: ${SOAK_STREAMS} streams at once for ${SOAK_SECONDS} s…`);
+  await Promise.all(
+    Array.from({ length: SOAK_STREAMS }, async (_, slot) => {
+      for (let n = 0; performance.now() < until; n++) {
+        const r = await run(`Soak ${slot}.${n}?`);
+        if (r.status === 200 && r.done && !r.error && r.text === REPLY) {
+          completed++;
+          firsts.push(r.first);
+        } else {
+          errors++;
+          firstError ??= r;
+        }
+      }
+    }),
+  );
+  clearInterval(sampler);
+  await new Promise((r) => setTimeout(r, 2000));
+  const end = rssMiB(appPid);
+  const change = (end - start) / start;
+  log(`bench:stream --soak ${SOAK_SECONDS} — ${describeDatabase()}; ${SOAK_STREAMS} streams open at once, first token after ${FIRST_TOKEN_DELAY_MS} ms, ${TOKEN_DELAY_MS} ms per token`);
+  log(
+    table([
+      ['streams completed', 'errors', 'streams/s', 'first frame p50 / p99 ms', 'app RSS start MiB', 'max MiB', 'end MiB', 'end / start'],
+      [String(completed), String(errors), f1(completed / SOAK_SECONDS), `${f1(pct(firsts, 50))} / ${f1(pct(firsts, 99))}`, f1(start), f1(Math.max(...samples)), f1(end), `${f2(end / start)}x`],
+    ]),
+  );
+  // A fall is the heap of the warm-up being given back, not a leak; the target is about growth.
+  log(`target: 0 errors: ${errors === 0 ? 'ok' : 'MISSED'}; resident memory at the end at most 10% above the start: ${change <= 0.1 ? 'ok' : 'MISSED'} (${change >= 0 ? '+' : ''}${f1(change * 100)}%)`);
+  if (firstError) log(`first failure: ${JSON.stringify(firstError).slice(0, 400)}`);
 }

@@ -25,7 +25,8 @@ export interface Config {
   /** LOG_PRETTY: human-readable log lines; null = pretty in development on a terminal. */
   readonly logPretty: boolean | null;
   /** Any OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, LM Studio…); null = embedded defaults. */
-  readonly openai: { readonly baseUrl: string; readonly apiKey: string } | null;
+  /** maxSockets: MODEL_MAX_SOCKETS, connections to the endpoint at once (each streamed answer holds one). */
+  readonly openai: { readonly baseUrl: string; readonly apiKey: string; readonly maxSockets?: number } | null;
   /** RERANK_URL: a `/rerank` endpoint (Cohere/Jina shape) that reorders search candidates; null = none. */
   readonly rerank: { readonly url: string; readonly model: string | null; readonly apiKey: string | null } | null;
   /** Recorded on each datastore at creation. `local` = the model shipped in an npm package. */
@@ -260,6 +261,7 @@ export function loadConfig(env: Env = process.env): Config {
     mutable.openai = {
       baseUrl: (env.OPENAI_BASE_URL || 'https://api.openai.com/v1').replace(/\/+$/, ''),
       apiKey: env.OPENAI_API_KEY || 'not-needed',
+      maxSockets: int('MODEL_MAX_SOCKETS', 4096, 1, 1_000_000),
     };
   }
   if (env.RERANK_URL) {

@@ -70,7 +70,7 @@ export function createChatModel(config: Pick<Config, 'openai'> & Partial<Pick<Co
   };
   const { baseUrl, apiKey } = config.openai;
   // Kept-alive node:http sockets: the built-in fetch costs about half a millisecond more per request.
-  const fetch = createHttpFetch();
+  const fetch = createHttpFetch({ maxSockets: config.openai?.maxSockets });
   // One ChatOpenAI (and its openai client) per distinct set of parameters, reused: building
   // them costs a fraction of a millisecond that every streamed answer would pay first.
   const clients = new Map<string, ChatOpenAI>();
