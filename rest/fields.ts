@@ -41,7 +41,41 @@ function reason(text: string): string {
   return 'is not valid.';
 }
 
-const COERCION = /^Variable "\$([\w]+)" (?:got invalid value .*?(?: at "([^"]+)")?; (.*)|of (?:required|non-null) type "[^"]+" (?:was not provided|must not be null)\.?)$/s;
+/**
+ * The parts of graphql-js's coercion message: `Variable "$v" got invalid value <value>[ at "<path>"]; <detail>`
+ * or `Variable "$v" of required type "T" was not provided.` The value is printed with its strings
+ * in JSON quotes, and those strings may hold `; ` or ` at "` themselves: the value is skipped
+ * string by string, not matched by a pattern.
+ */
+function parseCoercion(message: string): { variable: string; at?: string; detail?: string } | null {
+  const head = /^Variable "\$(\w+)" /.exec(message);
+  if (!head) return null;
+  const variable = head[1]!;
+  const rest = message.slice(head[0].length);
+  if (/^of (?:required|non-null) type "[^"]+" (?:was not provided|must not be null)\.?$/.test(rest)) return { variable };
+  const lead = 'got invalid value ';
+  if (!rest.startsWith(lead)) return null;
+  let i = lead.length;
+  for (; i < rest.length; i++) {
+    const ch = rest[i];
+    if (ch === '"') {
+      // A string of the value: skip to its closing quote.
+      for (i++; i < rest.length && rest[i] !== '"'; i++) if (rest[i] === '\\') i++;
+      continue;
+    }
+    if (rest.startsWith(' at "', i) || rest.startsWith('; ', i)) break;
+  }
+  let at: string | undefined;
+  if (rest.startsWith(' at "', i)) {
+    // The path holds the variable and field names (no quotes); it ends at the quote before "; ".
+    const end = rest.indexOf('"; ', i + 5);
+    if (end === -1) return null;
+    at = rest.slice(i + 5, end);
+    i = end + 1;
+  }
+  if (!rest.startsWith('; ', i)) return null;
+  return { variable, at, detail: rest.slice(i + 2) };
+}
 
 /**
  * The same error with the REST field name in `details.field` and in the message. Only
@@ -49,13 +83,14 @@ const COERCION = /^Variable "\$([\w]+)" (?:got invalid value .*?(?: at "([^"]+)"
  */
 export function toRestError(error: AppError, names: FieldNames = {}): AppError {
   if (error.code !== 'BAD_USER_INPUT') return error;
-  const coercion = COERCION.exec(error.message);
+  const coercion = parseCoercion(error.message);
   if (coercion) {
-    const [, variable, at, detail] = coercion;
-    let path = at ?? variable!;
-    const sub = detail ? /^Field "([^"]+)" (?:of required type "[^"]+" was not provided|is not defined by type)/.exec(detail) : null;
-    if (sub) path = `${path}.${sub[1]}`;
-    const field = restField(path, names);
+    const { variable, at, detail } = coercion;
+    const path = at ?? variable;
+    // A field name sent by the client may hold quotes (or be empty): the name runs to the last `" is not defined`.
+    const key = detail ? /^Field "(.*)" (?:of required type "[^"]+" was not provided|is not defined by type "[^"]+")/s.exec(detail)?.[1] : undefined;
+    // An empty field name is shown as `""`, not as nothing (which would blame the body).
+    const field = key === undefined ? restField(path, names) : key === '' ? [restField(path, names), '""'].filter(Boolean).join('.') : restField(`${path}.${key}`, names);
     if (!field) return new AppError('BAD_USER_INPUT', 'The request body must be a JSON object.', { field: 'body' });
     const why = detail && /is not defined by type/.test(detail) ? 'is not a known field.' : reason(detail ?? 'was not provided');
     return new AppError('BAD_USER_INPUT', `${field} ${why}`, { field });

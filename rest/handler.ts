@@ -76,8 +76,10 @@ export function createRestHandler(opts: RestHandlerOptions): (req: IncomingMessa
     if (!prefix && !matchedPath) return false; // at the root, other handlers may own the path
     drain(req);
     if (matchedMethod) {
-      const expected = compiled.filter((c) => c.pattern.test(path) && c.route.method === req.method).map((c) => (c.route.body === 'multipart' ? 'multipart/form-data' : 'application/json'));
-      send(res, new AppError('UNSUPPORTED_MEDIA_TYPE', `Send this request as ${expected.join(' or ')}.`));
+      const matching = compiled.filter((c) => c.pattern.test(path) && c.route.method === req.method);
+      const expected = matching.map((c) => (c.route.body === 'multipart' ? 'multipart/form-data' : 'application/json'));
+      // Still the row's own error body (the universal row's `success: false`).
+      send(res, new AppError('UNSUPPORTED_MEDIA_TYPE', `Send this request as ${expected.join(' or ')}.`), matching.find((c) => c.route.failure)?.route.failure);
     } else send(res, new AppError('NOT_FOUND', `No route for ${req.method} ${pathname}.`));
     return true;
   };

@@ -20,6 +20,7 @@ import { fileBodyLimit, readJsonBody } from './http/body.ts';
 import { buildContext } from './http/context.ts';
 import { retryAfterOfErrors, withRateHeaders } from './http/rate-headers.ts';
 import { createCors } from './http/cors.ts';
+import { answerClientError } from './http/client-error.ts';
 import { withRequestLog } from './http/request-log.ts';
 import type { Logger } from './logger.ts';
 import { createProtocolHandler } from './protocols/index.ts';
@@ -69,6 +70,7 @@ export async function createApp(opts: {
       });
     }),
   );
+  server.on('clientError', answerClientError);
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
   app.set('etag', false);
