@@ -15,6 +15,25 @@ export type FieldNames = Record<string, string>;
 
 const DEFAULT_NAMES: FieldNames = { input: '' };
 
+/**
+ * Variables that carry a path parameter under another name (`agentId` <- `:id`), so an error
+ * about the variable names the parameter the client wrote.
+ */
+export function pathFields(route: { body: string; variables?: (req: never) => Record<string, unknown> }, request: { params: Record<string, string> }): FieldNames {
+  if (route.body !== 'json' || !route.variables || !Object.keys(request.params).length) return {};
+  let variables: Record<string, unknown>;
+  try {
+    variables = route.variables(request as never);
+  } catch {
+    return {};
+  }
+  const names: FieldNames = {};
+  for (const [param, value] of Object.entries(request.params)) {
+    for (const [variable, given] of Object.entries(variables)) if (given === value && variable !== param) names[variable] = param;
+  }
+  return names;
+}
+
 /** The REST name of a GraphQL path (`input.filters.custom_ids[0]` -> `filters.custom_ids[0]`). */
 export function restField(path: string, names: FieldNames = {}): string {
   const all = { ...DEFAULT_NAMES, ...names };
@@ -43,38 +62,24 @@ function reason(text: string): string {
 
 /**
  * The parts of graphql-js's coercion message: `Variable "$v" got invalid value <value>[ at "<path>"]; <detail>`
- * or `Variable "$v" of required type "T" was not provided.` The value is printed with its strings
- * in JSON quotes, and those strings may hold `; ` or ` at "` themselves: the value is skipped
- * string by string, not matched by a pattern.
+ * or `Variable "$v" of required type "T" was not provided.` The printed value is the client's and
+ * may hold anything (`; `, ` at "`, quotes in its keys), so it is not parsed: the detail is the
+ * coercion's own error (the cause normalizeError keeps) and the path is read from the end.
  */
-function parseCoercion(message: string): { variable: string; at?: string; detail?: string } | null {
+function parseCoercion(error: AppError): { variable: string; at?: string; detail?: string } | null {
+  const message = error.message;
   const head = /^Variable "\$(\w+)" /.exec(message);
   if (!head) return null;
   const variable = head[1]!;
   const rest = message.slice(head[0].length);
   if (/^of (?:required|non-null) type "[^"]+" (?:was not provided|must not be null)\.?$/.test(rest)) return { variable };
-  const lead = 'got invalid value ';
-  if (!rest.startsWith(lead)) return null;
-  let i = lead.length;
-  for (; i < rest.length; i++) {
-    const ch = rest[i];
-    if (ch === '"') {
-      // A string of the value: skip to its closing quote.
-      for (i++; i < rest.length && rest[i] !== '"'; i++) if (rest[i] === '\\') i++;
-      continue;
-    }
-    if (rest.startsWith(' at "', i) || rest.startsWith('; ', i)) break;
-  }
-  let at: string | undefined;
-  if (rest.startsWith(' at "', i)) {
-    // The path holds the variable and field names (no quotes); it ends at the quote before "; ".
-    const end = rest.indexOf('"; ', i + 5);
-    if (end === -1) return null;
-    at = rest.slice(i + 5, end);
-    i = end + 1;
-  }
-  if (!rest.startsWith('; ', i)) return null;
-  return { variable, at, detail: rest.slice(i + 2) };
+  const cause = (error.originalError as { originalError?: unknown } | undefined)?.originalError;
+  const detail = cause instanceof Error ? cause.message : undefined;
+  if (detail === undefined || !rest.startsWith('got invalid value ') || !rest.endsWith(`; ${detail}`)) return null;
+  const prefix = rest.slice(0, rest.length - detail.length - 2);
+  // Only names and list indexes can follow the variable in the path (the schema's field names).
+  const at = new RegExp(` at "(${variable}(?:\\.[_A-Za-z][_0-9A-Za-z]*|\\[\\d+\\])*)"$`).exec(prefix)?.[1];
+  return { variable, at, detail };
 }
 
 /**
@@ -83,7 +88,7 @@ function parseCoercion(message: string): { variable: string; at?: string; detail
  */
 export function toRestError(error: AppError, names: FieldNames = {}): AppError {
   if (error.code !== 'BAD_USER_INPUT') return error;
-  const coercion = parseCoercion(error.message);
+  const coercion = parseCoercion(error);
   if (coercion) {
     const { variable, at, detail } = coercion;
     const path = at ?? variable;
