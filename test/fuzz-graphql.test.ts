@@ -231,6 +231,7 @@ describe('generated variables on every GraphQL mutation', () => {
           const refused = errors.length > 0;
           if (refused && changes.length) problems.push(`${c.what}${c.anonymous ? ' (anonymous)' : ''}: refused (${code}) but changed ${show(changes.slice(0, 3))}`);
           if (wrong) problems.push(`${c.what}${c.anonymous ? ' (anonymous)' : ''}: ${wrong}`);
+          if (!refused) await watch.settle();
           if (!refused && victims[name]) {
             victims[name] = await MAKE_VICTIM[name]!();
             await watch.take();

@@ -453,6 +453,7 @@ describe('generated requests on every REST row', () => {
           takeCpu += c3.user + c3.system;
           if (res.status >= 400 && changes.length) problems.push(`${c.what} (${c.token}): refused ${res.status} but changed ${show(changes.slice(0, 3))}`);
           if (wrong) problems.push(`${c.what} (${c.token}): ${wrong}`);
+          if (res.status < 300) await watch.settle();
           if (res.status < 300 && route.method === 'DELETE') {
             fixtures.victim = await newAgent('Victim');
             await watch.take();

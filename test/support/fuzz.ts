@@ -113,6 +113,12 @@ export interface RowWatch {
   tables: string[];
   /** Rows changed since the last call, net: a row changed and changed back within the span is no change. */
   take(): Promise<RowChange[]>;
+  /**
+   * After an accepted request: waits until its writes stop (an answer reserves the next
+   * question's allowance in the background, after its response), so they are not taken for the
+   * next request's.
+   */
+  settle(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -148,7 +154,7 @@ end $$`);
     await query(`create trigger fuzz_row_change after insert or update or delete on public."${t}" for each row execute function fuzz_row_change(${args})`);
   }
   let last = 0;
-  return {
+  const watch: RowWatch = {
     tables,
     async take() {
       const rows = await query<{ id: string; tbl: string; old_hash: string | null; new_hash: string | null; op: string; row_text: string }>(
@@ -167,8 +173,15 @@ end $$`);
       const changed = new Set([...balance].filter(([, n]) => n !== 0).map(([k]) => k.slice(0, k.indexOf(':'))));
       return rows.filter((r) => changed.has(r.tbl)).map((r) => ({ table: r.tbl, op: r.op, row: r.row_text }));
     },
+    async settle() {
+      for (let quiet = 0; quiet < 2; ) {
+        await new Promise((r) => setTimeout(r, 5));
+        quiet = (await watch.take()).length ? 0 : quiet + 1;
+      }
+    },
     close: () => query.close(),
   };
+  return watch;
 }
 
 type Query = (<T = Record<string, unknown>>(text: string, params?: unknown[]) => Promise<T[]>) & { close(): Promise<void> };
