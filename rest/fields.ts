@@ -15,6 +15,25 @@ export type FieldNames = Record<string, string>;
 
 const DEFAULT_NAMES: FieldNames = { input: '' };
 
+/**
+ * Variables that carry a path parameter under another name (`agentId` <- `:id`), so an error
+ * about the variable names the parameter the client wrote.
+ */
+export function pathFields(route: { body: string; variables?: (req: never) => Record<string, unknown> }, request: { params: Record<string, string> }): FieldNames {
+  if (route.body !== 'json' || !route.variables || !Object.keys(request.params).length) return {};
+  let variables: Record<string, unknown>;
+  try {
+    variables = route.variables(request as never);
+  } catch {
+    return {};
+  }
+  const names: FieldNames = {};
+  for (const [param, value] of Object.entries(request.params)) {
+    for (const [variable, given] of Object.entries(variables)) if (given === value && variable !== param) names[variable] = param;
+  }
+  return names;
+}
+
 /** The REST name of a GraphQL path (`input.filters.custom_ids[0]` -> `filters.custom_ids[0]`). */
 export function restField(path: string, names: FieldNames = {}): string {
   const all = { ...DEFAULT_NAMES, ...names };
@@ -41,7 +60,27 @@ function reason(text: string): string {
   return 'is not valid.';
 }
 
-const COERCION = /^Variable "\$([\w]+)" (?:got invalid value .*?(?: at "([^"]+)")?; (.*)|of (?:required|non-null) type "[^"]+" (?:was not provided|must not be null)\.?)$/s;
+/**
+ * The parts of graphql-js's coercion message: `Variable "$v" got invalid value <value>[ at "<path>"]; <detail>`
+ * or `Variable "$v" of required type "T" was not provided.` The printed value is the client's and
+ * may hold anything (`; `, ` at "`, quotes in its keys), so it is not parsed: the detail is the
+ * coercion's own error (the cause normalizeError keeps) and the path is read from the end.
+ */
+function parseCoercion(error: AppError): { variable: string; at?: string; detail?: string } | null {
+  const message = error.message;
+  const head = /^Variable "\$(\w+)" /.exec(message);
+  if (!head) return null;
+  const variable = head[1]!;
+  const rest = message.slice(head[0].length);
+  if (/^of (?:required|non-null) type "[^"]+" (?:was not provided|must not be null)\.?$/.test(rest)) return { variable };
+  const cause = (error.originalError as { originalError?: unknown } | undefined)?.originalError;
+  const detail = cause instanceof Error ? cause.message : undefined;
+  if (detail === undefined || !rest.startsWith('got invalid value ') || !rest.endsWith(`; ${detail}`)) return null;
+  const prefix = rest.slice(0, rest.length - detail.length - 2);
+  // Only names and list indexes can follow the variable in the path (the schema's field names).
+  const at = new RegExp(` at "(${variable}(?:\\.[_A-Za-z][_0-9A-Za-z]*|\\[\\d+\\])*)"$`).exec(prefix)?.[1];
+  return { variable, at, detail };
+}
 
 /**
  * The same error with the REST field name in `details.field` and in the message. Only
@@ -49,13 +88,14 @@ const COERCION = /^Variable "\$([\w]+)" (?:got invalid value .*?(?: at "([^"]+)"
  */
 export function toRestError(error: AppError, names: FieldNames = {}): AppError {
   if (error.code !== 'BAD_USER_INPUT') return error;
-  const coercion = COERCION.exec(error.message);
+  const coercion = parseCoercion(error);
   if (coercion) {
-    const [, variable, at, detail] = coercion;
-    let path = at ?? variable!;
-    const sub = detail ? /^Field "([^"]+)" (?:of required type "[^"]+" was not provided|is not defined by type)/.exec(detail) : null;
-    if (sub) path = `${path}.${sub[1]}`;
-    const field = restField(path, names);
+    const { variable, at, detail } = coercion;
+    const path = at ?? variable;
+    // A field name sent by the client may hold quotes (or be empty): the name runs to the last `" is not defined`.
+    const key = detail ? /^Field "(.*)" (?:of required type "[^"]+" was not provided|is not defined by type "[^"]+")/s.exec(detail)?.[1] : undefined;
+    // An empty field name is shown as `""`, not as nothing (which would blame the body).
+    const field = key === undefined ? restField(path, names) : key === '' ? [restField(path, names), '""'].filter(Boolean).join('.') : restField(`${path}.${key}`, names);
     if (!field) return new AppError('BAD_USER_INPUT', 'The request body must be a JSON object.', { field: 'body' });
     const why = detail && /is not defined by type/.test(detail) ? 'is not a known field.' : reason(detail ?? 'was not provided');
     return new AppError('BAD_USER_INPUT', `${field} ${why}`, { field });

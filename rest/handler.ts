@@ -15,7 +15,7 @@ import { writable } from '../src/http/backpressure.ts';
 import { retryAfterOf } from '../src/http/rate-headers.ts';
 import { assertStorableText } from '../src/graphql/text-guard.ts';
 import { nameRoute } from '../src/metrics/http.ts';
-import { toRestError } from './fields.ts';
+import { pathFields, toRestError } from './fields.ts';
 import type { RestRequest, RestRoute } from './routes.ts';
 import { encodeFrame, errorFrame, HEARTBEAT, type SseFrame } from './sse.ts';
 
@@ -81,14 +81,17 @@ export function createRestHandler(opts: RestHandlerOptions): (req: IncomingMessa
     if (!prefix && !matchedPath) return false; // at the root, other handlers may own the path
     drain(req);
     if (matchedMethod) {
-      const expected = compiled.filter((c) => c.pattern.test(path) && c.route.method === req.method).map((c) => (c.route.body === 'multipart' ? 'multipart/form-data' : 'application/json'));
-      send(res, new AppError('UNSUPPORTED_MEDIA_TYPE', `Send this request as ${expected.join(' or ')}.`));
+      const matching = compiled.filter((c) => c.pattern.test(path) && c.route.method === req.method);
+      const expected = matching.map((c) => (c.route.body === 'multipart' ? 'multipart/form-data' : 'application/json'));
+      // Still the row's own error body (the universal row's `success: false`).
+      send(res, new AppError('UNSUPPORTED_MEDIA_TYPE', `Send this request as ${expected.join(' or ')}.`), matching.find((c) => c.route.failure)?.route.failure);
     } else send(res, new AppError('NOT_FOUND', `No route for ${req.method} ${pathname}.`));
     return true;
   };
 
   async function serve(c: CompiledRoute, m: RegExpExecArray, url: string, q: number, req: IncomingMessage, res: ServerResponse) {
     nameRoute(res, c.route.root ? c.route.path : `${prefix}${c.route.path}`);
+    let request: RestRequest | undefined;
     try {
       const params: Record<string, string> = {};
       c.names.forEach((name, i) => (params[name] = decodeParam(m[i + 1]!, name)));
@@ -96,7 +99,7 @@ export function createRestHandler(opts: RestHandlerOptions): (req: IncomingMessa
       // Credentials first, from the headers alone: a stranger's upload is refused while it is still arriving.
       const contextValue = await opts.context(req, { authenticate: route.access !== 'link' });
       if (route.access === 'member') requireMember(contextValue.auth);
-      const request: RestRequest = { params, query: new URLSearchParams(q === -1 ? '' : url.slice(q + 1)), body: undefined };
+      request = { params, query: new URLSearchParams(q === -1 ? '' : url.slice(q + 1)), body: undefined };
       if (route.body === 'stream') {
         return sendJson(res, 200, await route.run(contextValue, request, { contentType: req.headers['content-type'], contentLength: req.headers['content-length'], body: req }));
       }
@@ -111,10 +114,10 @@ export function createRestHandler(opts: RestHandlerOptions): (req: IncomingMessa
         return await stream(c, route.stream.frames, contextValue, route.variables(request), req, res);
       }
       const result = await execute({ schema: opts.schema, document: c.document!, contextValue, variableValues: route.variables(request) });
-      if (result.errors?.length) return fail(result.errors[0], req, res, c.route);
+      if (result.errors?.length) return fail(result.errors[0], req, res, c.route, request);
       sendJson(res, 200, route.result(result.data as Record<string, unknown>));
     } catch (err) {
-      fail(err, req, res, c.route);
+      fail(err, req, res, c.route, request);
     }
   }
 
@@ -176,10 +179,10 @@ export function createRestHandler(opts: RestHandlerOptions): (req: IncomingMessa
     }
   }
 
-  function fail(err: unknown, req: IncomingMessage, res: ServerResponse, route?: RestRoute) {
+  function fail(err: unknown, req: IncomingMessage, res: ServerResponse, route?: RestRoute, request?: RestRequest) {
     const { error, internal } = normalizeError(err);
     if (internal) opts.onInternalError(error.originalError ?? err, req);
-    send(res, route ? toRestError(error, route.fields) : error, route?.failure);
+    send(res, route ? toRestError(error, { ...(request ? pathFields(route, request) : {}), ...route.fields }) : error, route?.failure);
   }
 }
 

@@ -21,6 +21,7 @@ import { retryAfterOfErrors, withRateHeaders } from './http/rate-headers.ts';
 import { createCors } from './http/cors.ts';
 import { budgetPlugin, checkStreamOperation, readGraphqlBody } from './http/graphql-guard.ts';
 import { setSecurityHeaders } from './http/security-headers.ts';
+import { answerClientError } from './http/client-error.ts';
 import { withRequestLog } from './http/request-log.ts';
 import { countOperation, createMetricsEndpoint, graphqlMetricsPlugin, withHttpMetrics } from './metrics/http.ts';
 import type { Metrics } from './metrics/metrics.ts';
@@ -94,6 +95,7 @@ export async function createApp(opts: {
       }),
     ),
   );
+  server.on('clientError', answerClientError);
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
   app.set('etag', false);

@@ -47,7 +47,9 @@ export function normalizeError(error: unknown): { error: AppError; internal: boo
   if (gqlError && requestLevel) {
     const code = gqlError.extensions?.code;
     if (code === undefined || (typeof code === 'string' && CLIENT_CODES.has(code))) {
-      return { error: new AppError('BAD_USER_INPUT', gqlError.message, fieldDetails(gqlError.message)), internal: false };
+      // The error itself is kept as the cause: its own cause is coercion's message alone, which
+      // REST reads to name the field (rest/fields.ts) without guessing where the client's value ends.
+      return { error: new AppError('BAD_USER_INPUT', gqlError.message, fieldDetails(gqlError.message), gqlError), internal: false };
     }
     if (isErrorCode(code) && code !== 'INTERNAL') return { error: new AppError(code, gqlError.message), internal: false };
   }
