@@ -37,14 +37,15 @@ for (const file of files) {
 
 /**
  * 0 foundations (errors, ids, config, logger, database plumbing, event bus, queue, GraphQL plumbing),
- * 1 entities, inputs and providers (the outside world), 2 services, 3 transports (resolvers,
- * REST, HTTP, the protocol adapters), 4 registries and entry points (entity list, schema with its resolver list, app,
+ * 1 entities, inputs and providers (the outside world) and the value rules entities compute with
+ * (a re-sync schedule's next run), 2 services, 3 transports (resolvers, REST, HTTP and its
+ * metrics, the protocol adapters), 4 registries and entry points (entity list, schema with its resolver list, app,
  * boot, main, CLI).
  */
 const LAYERS: [RegExp, number][] = [
   [/^src\/(entities|app|boot|main)\.ts$|^src\/cli\/|^src\/graphql\/schema\.ts$/, 4],
-  [/\.resolver\.ts$|^rest\/|^src\/http\/|^src\/protocols\/|^src\/graphql\/(context|depth-limit)\.ts$/, 3],
-  [/\.entity\.ts$|\.inputs\.ts$|^src\/providers\/|^src\/ingestion\/loaders\/|^src\/files\/|^src\/auth\/(auth|secrets)\.ts$|^src\/db\/(vector\.type|base\.entity)\.ts$/, 1],
+  [/\.resolver\.ts$|^rest\/|^src\/http\/|^src\/protocols\/|^src\/metrics\/http\.ts$|^src\/graphql\/(context|depth-limit)\.ts$/, 3],
+  [/\.entity\.ts$|\.inputs\.ts$|^src\/providers\/|^src\/ingestion\/loaders\/|^src\/files\/|^src\/auth\/(auth|secrets)\.ts$|^src\/db\/(vector\.type|base\.entity)\.ts$|^src\/ingestion\/resync-schedule\.ts$/, 1],
   [/^src\/(errors|ids|vocabulary|config|logger|cache|slots)\.ts$|^src\/db\/|^src\/graphql\/|^src\/events\/|^src\/queue\//, 0],
   [/^src\//, 2],
 ];

@@ -48,7 +48,8 @@ export function turnStream<E>(produce: (turn: TurnControl) => AsyncGenerator<E>,
     try {
       yield* produce(control);
     } catch (err) {
-      end = 'failed';
+      // Our own abort (the reader left) surfaces as the model call's error: that is still leaving.
+      if (!controller.signal.aborted) end = 'failed';
       throw err;
     } finally {
       if (!finished) {

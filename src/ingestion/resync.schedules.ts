@@ -9,12 +9,11 @@
  * reads the row, and unschedules itself when the row is gone or says `none`.
  */
 import type { Job } from 'pg-boss';
-import type { Orm } from '../db/orm.ts';
+import type { Em, Orm } from '../db/orm.ts';
 import { Datastore } from '../datastores/datastore.entity.ts';
 import type { Logger } from '../logger.ts';
 import type { Queue } from '../queue/queue.ts';
 import { Datasource, DatasourceType } from './datasource.entity.ts';
-import type { DatasourceService } from './datasource.service.ts';
 import { RESYNC_NONE, resyncCron } from './resync-schedule.ts';
 
 export const RESYNC_QUEUE = 'resync-web';
@@ -48,7 +47,8 @@ export class ResyncSchedules {
 export interface ResyncDeps {
   orm: Orm;
   queue: Queue;
-  datasources: DatasourceService;
+  /** DatasourceService's (named structurally: the service itself depends on this module). */
+  datasources: { requeueScheduled(em: Em, ds: Datasource): Promise<unknown> };
   logger: Logger;
 }
 

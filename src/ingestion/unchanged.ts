@@ -26,7 +26,7 @@ function chunksCurrent(ds: Datasource, current: string): boolean {
 
 /** The stored chunks came from content with this hash, made as they would be now: no need to embed again. */
 export function keepsChunks(ds: Datasource, hash: string, current: string): boolean {
-  return chunksCurrent(ds, current) && ds.hash === hash;
+  return chunksCurrent(ds, current) && ds.hash === hash; // not a secret: a hash of public page text
 }
 
 /**
