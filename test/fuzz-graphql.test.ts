@@ -188,7 +188,9 @@ function casesFor(field: GraphQLField<unknown, unknown>, base: Record<string, un
 function namesTheField(c: GqlCase, error: { message?: string; extensions?: { details?: Record<string, unknown> } }): boolean {
   const named = { message: error.message, details: error.extensions?.details };
   const coercion = /^Variable "\$/.test(error.message ?? '');
-  if (c.fault && namesField(label(c.fault.slice(c.fault.length > 1 ? 1 : 0)), named)) return true;
+  // Inside an input object the name starts below the argument (`input.name` -> `name`); a list or
+  // scalar argument of its own (`retryDatasources(ids)`) is named as the argument.
+  if (c.fault && (namesField(label(c.fault), named) || namesField(label(c.fault.slice(c.fault.length > 1 ? 1 : 0)), named))) return true;
   return !coercion && typeof error.extensions?.details?.field === 'string';
 }
 
