@@ -60,12 +60,19 @@ export async function start(config: Config, opts: { logger?: Logger } = {}): Pro
     await ensureVectorIndex(db.orm, embedder.dimension);
     const bus = createEventBus(config.database, db.pglite, logger);
     cleanups.push(() => bus.close());
-    const queue = await startQueue(config.database, db.pglite, [{ name: INGEST_QUEUE, options: ingestQueueOptions(config) }, { name: FORM_WEBHOOK_QUEUE, options: formWebhookQueueOptions(config) }, { name: REEMBED_QUEUE, options: reembedQueueOptions(config) }, { name: RESYNC_QUEUE, options: RESYNC_QUEUE_OPTIONS }], logger, {
+    // One list: every queue started is also watched by the metrics.
+    const queues = [
+      { name: INGEST_QUEUE, options: ingestQueueOptions(config) },
+      { name: FORM_WEBHOOK_QUEUE, options: formWebhookQueueOptions(config) },
+      { name: REEMBED_QUEUE, options: reembedQueueOptions(config) },
+      { name: RESYNC_QUEUE, options: RESYNC_QUEUE_OPTIONS },
+    ];
+    const queue = await startQueue(config.database, db.pglite, queues, logger, {
       superviseSeconds: config.jobs.superviseSeconds,
     });
     cleanups.push(() => queue.stop());
     instrumentQueue(queue, metrics);
-    watchDatabase(metrics, { db, database: config.database, queue, queues: [INGEST_QUEUE, FORM_WEBHOOK_QUEUE, REEMBED_QUEUE, RESYNC_QUEUE] });
+    watchDatabase(metrics, { db, database: config.database, queue, queues: queues.map((q) => q.name) });
     const storage = createStorage(config);
     const services = await createServices(config, { bus, queue, storage, embedder, chat: instrumentChat(createChatModel(config, { logger }), metrics), logger, wrapEmbedder: (e) => instrumentEmbedder(e, metrics) });
     cleanups.push(() => services.limits.close(db.orm.em.fork()));

@@ -58,19 +58,19 @@ export async function reembed(deps: ReembedDeps, job: Job<ReembedJobData> & { re
     await ensureVectorIndex(orm, dimension);
     for (;;) {
       job.signal?.throwIfAborted();
-      const todo = await rawQuery<{ id: string; text: string }>(
+      const batch = await rawQuery<{ id: string; text: string }>(
         em,
         `select c.id, c.text from chunks c where c.datastore_id = $1 and c.embedding_next is null
             and exists (select 1 from datastores d where ${STILL_PENDING}) order by c.id limit ${BATCH}`,
         [datastoreId, model, dimension],
       );
-      if (!todo.length) {
+      if (!batch.length) {
         const outcome = await trySwitch(em, job.data);
         if (outcome === 'more') continue; // chunks were added since the last batch
         if (outcome === 'switched') logger.info('embedding model changed', { datastoreId, model, dimension });
         return;
       }
-      if (!(await writeBatch(em, job.data, todo, embedder, job.signal))) return; // replaced or cancelled
+      if (!(await writeBatch(em, job.data, batch, embedder, job.signal))) return; // replaced or cancelled
     }
   } catch (err) {
     if (job.signal?.aborted) throw err; // stopping: the job is handed back and resumes
@@ -82,8 +82,8 @@ export async function reembed(deps: ReembedDeps, job: Job<ReembedJobData> & { re
 }
 
 /** Embeds a batch and stores the vectors with the progress; false when the change is no longer pending. */
-async function writeBatch(em: Em, data: ReembedJobData, todo: { id: string; text: string }[], embedder: Embedder, signal?: AbortSignal): Promise<boolean> {
-  const vectors = await embedder.embedDocuments(todo.map((r) => r.text), signal);
+async function writeBatch(em: Em, data: ReembedJobData, batch: { id: string; text: string }[], embedder: Embedder, signal?: AbortSignal): Promise<boolean> {
+  const vectors = await embedder.embedDocuments(batch.map((r) => r.text), signal);
   // The lock waits for a transaction that replaces or cancels the change, and then sees it: no stale vector is written after it.
   const [row] = await rawQuery<{ written: number }>(
     em,
@@ -94,7 +94,7 @@ async function writeBatch(em: Em, data: ReembedJobData, todo: { id: string; text
              where c.id = t.id and c.datastore_id = (select id from d)
             returning c.id)
      select (select count(*) from written)::int as written from d`,
-    [data.datastoreId, data.model, data.dimension, todo.map((r) => r.id), vectors.map(vectorLiteral)],
+    [data.datastoreId, data.model, data.dimension, batch.map((r) => r.id), vectors.map(vectorLiteral)],
   );
   if (!row) return false;
   // Progress and its announcement in one statement; the share counts chunks added meanwhile.
