@@ -20,6 +20,7 @@ import { startOpenAiTestServer, type OpenAiTestServer } from './support/openai-s
 import { readSse, summarize } from './support/sse.ts';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.ts';
 import { waitFor } from './support/wait.ts';
+import { endpointEnv, FAST_RECOVERY } from './support/service.ts';
 
 const SERVER = process.env.TEST_DATABASE_URL;
 
@@ -42,13 +43,8 @@ if (SERVER) {
       viaProxy.host = `127.0.0.1:${proxy.port}`;
       app = await startTestApp({
         DATABASE_URL: viaProxy.toString(),
-        OPENAI_BASE_URL: model.url,
-        OPENAI_API_KEY: 'test-key',
-        EMBEDDING_MODEL: 'text-embedding-3-small',
-        EMBEDDING_DIMENSION: '64',
-        JOB_HEARTBEAT_SECONDS: '10',
-        QUEUE_SUPERVISE_SECONDS: '1',
-        JOB_RETRY_DELAY_SECONDS: '1',
+        ...endpointEnv(model.url),
+        ...FAST_RECOVERY,
       });
       org = await newOrganization(app.url, 'Outage');
       store = await createDatastore(app, org.apiKey);

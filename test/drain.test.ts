@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gql, newOrganization } from './support/client.ts';
 import { startOpenAiTestServer, type OpenAiTestServer } from './support/openai-server.ts';
 import { killAll, signal } from './support/process.ts';
-import { startProcess, sharedData } from './support/service.ts';
+import { endpointEnv, FAST_RECOVERY, startProcess, sharedData } from './support/service.ts';
 import { readSse, summarize } from './support/sse.ts';
 import { waitFor } from './support/wait.ts';
 
@@ -28,15 +28,7 @@ afterAll(async () => {
   await model?.close();
 });
 
-const modelEnv = () => ({
-  OPENAI_BASE_URL: model.url,
-  OPENAI_API_KEY: 'test-key',
-  EMBEDDING_MODEL: 'text-embedding-3-small',
-  EMBEDDING_DIMENSION: '64',
-  JOB_HEARTBEAT_SECONDS: '10',
-  QUEUE_SUPERVISE_SECONDS: '1',
-  JOB_RETRY_DELAY_SECONDS: '1',
-});
+const modelEnv = () => ({ ...endpointEnv(model.url), ...FAST_RECOVERY });
 const embeddingCalls = () => model.requests.filter((r) => r.path === '/v1/embeddings').length;
 
 async function data() {

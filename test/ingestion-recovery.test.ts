@@ -20,11 +20,10 @@ import { startOpenAiTestServer, type OpenAiTestServer } from './support/openai-s
 import { MIME, makePdf } from './support/samples.ts';
 import { connects, freePort, groupAlive, killAll, root, signal, spawnMain, spawnService } from './support/process.ts';
 import { waitFor } from './support/wait.ts';
+import { FAST_RECOVERY } from './support/service.ts';
 
 const ON_POSTGRES = !!process.env.TEST_DATABASE_URL;
 
-/** Jobs of a dead worker are retried within ~10 s (heartbeat) + 1 s (supervision) + 1-2 s (retry delay). */
-const FAST_RECOVERY = { JOB_HEARTBEAT_SECONDS: '10', QUEUE_SUPERVISE_SECONDS: '1', JOB_RETRY_DELAY_SECONDS: '1' };
 
 const apps: TestApp[] = [];
 

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gql, http, newOrganization } from './support/client.ts';
 import { startOpenAiTestServer, type OpenAiTestServer } from './support/openai-server.ts';
 import { freePort, killAll, spawnMain } from './support/process.ts';
-import { sharedData, startProcess, type Started } from './support/service.ts';
+import { endpointEnv, sharedData, startProcess, type Started } from './support/service.ts';
 import { waitFor } from './support/wait.ts';
 
 const ON_POSTGRES = !!process.env.TEST_DATABASE_URL;
@@ -27,12 +27,7 @@ afterAll(async () => {
   await model?.close();
 });
 
-const modelEnv = () => ({
-  OPENAI_BASE_URL: model.url,
-  OPENAI_API_KEY: 'test-key',
-  EMBEDDING_MODEL: 'text-embedding-3-small',
-  EMBEDDING_DIMENSION: '64',
-});
+const modelEnv = () => endpointEnv(model.url);
 
 const systemPromptOfLastChat = () => model.requests.filter((r) => r.path.endsWith('/chat/completions')).at(-1)?.body.messages[0].content as string;
 

@@ -40,3 +40,14 @@ export async function sharedData(): Promise<{ env: Record<string, string>; dataD
     },
   };
 }
+
+/** A service on the local OpenAI-compatible test server, for chat and (64-dimension) embeddings. */
+export const endpointEnv = (modelUrl: string): Record<string, string> => ({
+  OPENAI_BASE_URL: modelUrl,
+  OPENAI_API_KEY: 'test-key',
+  EMBEDDING_MODEL: 'text-embedding-3-small',
+  EMBEDDING_DIMENSION: '64',
+});
+
+/** Jobs of a dead worker retried within ~10 s (heartbeat) + 1 s (supervision) + 1-2 s (retry delay). */
+export const FAST_RECOVERY: Record<string, string> = { JOB_HEARTBEAT_SECONDS: '10', QUEUE_SUPERVISE_SECONDS: '1', JOB_RETRY_DELAY_SECONDS: '1' };
