@@ -76,7 +76,8 @@ export class AuthService {
     const tokenHash = hashToken(token);
     const cached = this.tokens.get(tokenHash);
     // The entry's life ends with the key's, this only guards the millisecond between.
-    if (cached !== undefined) return cached?.kind === 'apiKey' && cached.expiresAt && cached.expiresAt.getTime() <= Date.now() ? null : cached;
+    // An entry lives no longer than its key or session (ttlMs below), so a cached one is still valid.
+    if (cached !== undefined) return cached;
     const { auth, ttlMs } = await this.lookupToken(em, kind, tokenHash);
     this.tokens.set(tokenHash, auth, ttlMs);
     return auth;
@@ -91,7 +92,7 @@ export class AuthService {
         await em.nativeUpdate(ApiKey, { id: key.id }, { lastUsedAt: new Date(now) });
       }
       return {
-        auth: Object.freeze({ kind: 'apiKey', organizationId: key.organization.id, apiKeyId: key.id, expiresAt: key.expiresAt ?? null, ...keyScope(key) }),
+        auth: Object.freeze({ kind: 'apiKey', organizationId: key.organization.id, apiKeyId: key.id, ...keyScope(key) }),
         ttlMs: key.expiresAt ? key.expiresAt.getTime() - now : undefined,
       };
     }

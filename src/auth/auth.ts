@@ -13,7 +13,7 @@ export interface KeyScope {
 /** Who is calling. Resolved once per request from the Bearer token or the session cookie. */
 export type Auth =
   | { kind: 'anonymous' }
-  | { kind: 'apiKey'; organizationId: string; apiKeyId: string; scope?: KeyScope; expiresAt?: Date | null }
+  | { kind: 'apiKey'; organizationId: string; apiKeyId: string; scope?: KeyScope }
   | { kind: 'session'; organizationId: string; userId: string; sessionId: string; role: MemberRole };
 
 export const ANONYMOUS: Auth = Object.freeze({ kind: 'anonymous' });
