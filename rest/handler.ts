@@ -18,6 +18,7 @@ import { nameRoute } from '../src/metrics/http.ts';
 import { pathFields, toRestError } from './fields.ts';
 import type { RestRequest, RestRoute } from './routes.ts';
 import { encodeFrame, errorFrame, HEARTBEAT, type SseFrame } from './sse.ts';
+import { sendJson } from '../src/http/respond.ts';
 
 export interface RestHandlerOptions {
   schema: GraphQLSchema;
@@ -57,7 +58,7 @@ export function createRestHandler(opts: RestHandlerOptions): (req: IncomingMessa
   return (req, res) => {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
-    const pathname = q === -1 ? url : url.slice(0, q);
+    const pathname = q === -1 ? url : url.slice(0, q); // the query is read too (serve)
     for (const c of rootRoutes) {
       const m = c.route.method === req.method ? c.pattern.exec(pathname) : null;
       if (m) return void serve(c, m, url, q, req, res), true;
@@ -213,13 +214,6 @@ function send(res: ServerResponse, error: AppError, shape?: (body: ErrorBody) =>
   const wait = retryAfterOf(error);
   if (wait && !res.headersSent) res.setHeader('retry-after', String(wait));
   sendJson(res, statusOf(error.code), shape ? shape(body) : body);
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown) {
-  if (res.headersSent) return void res.end();
-  const json = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(json) });
-  res.end(json);
 }
 
 function isAsyncIterable<T>(value: unknown): value is AsyncIterable<T> {

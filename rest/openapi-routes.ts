@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { OpenApiDocument } from './openapi.ts';
+import { pathnameOf } from '../src/http/respond.ts';
 
 // The package's own locator, without loading its 1.5 MB browser bundle into the server.
 const swaggerUiDir = (createRequire(import.meta.url)('swagger-ui-dist/absolute-path.js') as () => string)();
@@ -58,9 +59,7 @@ export function createDocsHandler(opts: { basePath: string; document: OpenApiDoc
 
   return (req, res) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return false;
-    const url = req.url ?? '/';
-    const q = url.indexOf('?');
-    const pathname = q === -1 ? url : url.slice(0, q);
+    const pathname = pathnameOf(req.url);
     if (pathname === `${base}/openapi.json`) {
       send(req, res, 'application/json; charset=utf-8', json, { 'cache-control': 'no-cache' });
       return true;

@@ -21,6 +21,7 @@ import type { Config } from '../config.ts';
 import type { Orm } from '../db/orm.ts';
 import { AppError, errorBody, statusOf } from '../errors.ts';
 import type { Services } from '../services.ts';
+import { pathnameOf } from './respond.ts';
 
 export const ALLOWED_METHODS = 'GET, POST, PUT, PATCH, DELETE, OPTIONS';
 /** What our clients send: JSON, keys, SSE resumption, Apollo's CSRF header, graphql-sse's token. */
@@ -115,8 +116,7 @@ export function createCors(opts: CorsOptions): (req: IncomingMessage, res: Serve
   }
 
   function resourceOf(url: string): Resource | null {
-    const q = url.indexOf('?');
-    const pathname = q === -1 ? url : url.slice(0, q);
+    const pathname = pathnameOf(url);
     if (prefix && !pathname.startsWith(`${prefix}/`)) return null;
     const path = pathname.slice(prefix.length);
     for (const [pattern, kind] of RESOURCE_PATHS) {

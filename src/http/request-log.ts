@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { withLogContext, type Logger } from '../logger.ts';
+import { pathnameOf } from './respond.ts';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 
@@ -27,9 +28,8 @@ export function withRequestLog(logger: Logger, handle: (req: IncomingMessage, re
     res.setHeader(REQUEST_ID_HEADER, requestId);
     res.once('close', () => {
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
-      const q = req.url?.indexOf('?') ?? -1;
       // The query string is left out: links and tokens travel there.
-      const path = q === -1 ? req.url : req.url!.slice(0, q);
+      const path = pathnameOf(req.url);
       const fields = {
         requestId,
         method: req.method,

@@ -11,6 +11,7 @@ import { DIFY_PREFIX } from '../protocols/dify/handler.ts';
 import { MCP_PATH } from '../protocols/mcp/handler.ts';
 import { OPENAI_PREFIX } from '../protocols/openai/handler.ts';
 import type { Metrics } from './metrics.ts';
+import { pathnameOf } from '../http/respond.ts';
 
 export const METRICS_PATH = '/metrics';
 
@@ -67,9 +68,7 @@ export function withHttpMetrics(metrics: Metrics, basePath: string, handle: (req
   return (req: IncomingMessage, res: ServerResponse) => {
     const started = process.hrtime.bigint();
     // Read now: Express rewrites req.url under a mount point (/graphql/stream) while it serves.
-    const url = req.url ?? '/';
-    const q = url.indexOf('?');
-    const fixedRoute = fixed(q === -1 ? url : url.slice(0, q)) ?? 'unmatched';
+    const fixedRoute = fixed(pathnameOf(req.url)) ?? 'unmatched';
     const routeOf = () => named.get(res) ?? fixedRoute;
     let streamRoute: string | null = null;
     // node:http writes every response's head through writeHead (an implicit head too), so this is
@@ -143,9 +142,7 @@ function digest(value: string): Buffer {
 export function createMetricsEndpoint(metrics: Metrics, token: string | null): (req: IncomingMessage, res: ServerResponse) => boolean {
   const expected = token ? digest(token) : null;
   return (req, res) => {
-    const url = req.url ?? '/';
-    const q = url.indexOf('?');
-    if ((q === -1 ? url : url.slice(0, q)) !== METRICS_PATH || (req.method !== 'GET' && req.method !== 'HEAD')) return false;
+    if (pathnameOf(req.url) !== METRICS_PATH || (req.method !== 'GET' && req.method !== 'HEAD')) return false;
     req.resume();
     if (expected) {
       const given = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];

@@ -19,11 +19,6 @@ export interface ProtocolOptions {
 /** Answers the request when it is the adapter's, else returns false. */
 export type ProtocolHandler = (req: IncomingMessage, res: ServerResponse, pathname: string) => boolean;
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  if (res.headersSent) return void res.end();
-  const json = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(json), ...headers });
-  res.end(json);
-}
+export { sendJson } from '../http/respond.ts';
 
 export const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

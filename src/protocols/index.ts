@@ -8,13 +8,12 @@ import type { ProtocolHandler, ProtocolOptions } from './http.ts';
 import { createDifyHandler } from './dify/handler.ts';
 import { createMcpHandler } from './mcp/handler.ts';
 import { createOpenAiHandler } from './openai/handler.ts';
+import { pathnameOf } from '../http/respond.ts';
 
 export function createProtocolHandler(opts: ProtocolOptions): (req: IncomingMessage, res: ServerResponse) => boolean {
   const handlers: ProtocolHandler[] = [createOpenAiHandler(opts), createMcpHandler(opts), createDifyHandler(opts)];
   return (req, res) => {
-    const url = req.url ?? '/';
-    const q = url.indexOf('?');
-    const pathname = q === -1 ? url : url.slice(0, q);
+    const pathname = pathnameOf(req.url);
     for (const handle of handlers) if (handle(req, res, pathname)) return true;
     return false;
   };

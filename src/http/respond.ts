@@ -1,0 +1,17 @@
+/** The small pieces every framework-free handler of the server chain shares. */
+import type { ServerResponse } from 'node:http';
+
+/** The path of a request URL without its query string (where links and tokens travel). */
+export function pathnameOf(url: string | undefined): string {
+  const raw = url ?? '/';
+  const q = raw.indexOf('?');
+  return q === -1 ? raw : raw.slice(0, q);
+}
+
+/** A JSON answer; after headers went out (a stream), only ends the response. */
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  if (res.headersSent) return void res.end();
+  const json = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(json), ...headers });
+  res.end(json);
+}
