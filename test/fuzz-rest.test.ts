@@ -367,14 +367,18 @@ interface Answer {
   contentType: string;
   /** Past Node's 16 KiB header limit the request is refused before any route reads it. */
   longUrl?: boolean;
+  /** A path parameter that is a dot segment (`..`, `%2e%2e`): the client resolves the URL to another path, so the row never sees it. */
+  elsewhere?: boolean;
 }
 
 async function send(route: RestRoute, c: RestCase): Promise<Answer> {
   let path = route.path;
+  let elsewhere = false;
   for (const [name, raw] of Object.entries(c.params)) {
     let value = resolve(raw) as string;
     const mangled = /^(.*)~(\d+)~(\d+)$/.exec(value);
     if (mangled) value = mangle(mangled[1]!, Number(mangled[2]), Number(mangled[3]));
+    if (/^(\.|%2e){1,2}$/i.test(value)) elsewhere = true;
     path = path.replace(`:${name}`, value);
   }
   const qs = new URLSearchParams(resolve(c.query) as Record<string, string>).toString();
@@ -383,7 +387,7 @@ async function send(route: RestRoute, c: RestCase): Promise<Answer> {
   if (c.body.kind === 'json' || c.body.kind === 'none' || c.body.kind === 'raw') {
     const opts = c.body.kind === 'json' ? { body: resolve(c.body.value) } : c.body.kind === 'raw' ? { rawBody: c.body.text, headers: { 'content-type': c.body.contentType } } : {};
     const res = await http(route.method, url, { token: auth, ...opts });
-    return { status: res.status, body: res.body, contentType: res.headers.get('content-type') ?? '', longUrl: url.length > 16_000 };
+    return { status: res.status, body: res.body, contentType: res.headers.get('content-type') ?? '', longUrl: url.length > 16_000, elsewhere };
   }
   const data = c.body.kind === 'multipart' ? Buffer.from(resolve(c.body.data.toString('utf8')) as string, 'utf8') : c.body.data;
   const headers: Record<string, string> = { 'content-type': c.body.contentType };
@@ -397,7 +401,7 @@ async function send(route: RestRoute, c: RestCase): Promise<Answer> {
     /* checked below: a 4xx must be JSON */
   }
   if (body !== text) recordResponse({ method: route.method, url, status: res.status, body });
-  return { status: res.status, body, contentType: res.headers.get('content-type') ?? '' };
+  return { status: res.status, body, contentType: res.headers.get('content-type') ?? '', elsewhere };
 }
 
 /** What is wrong with an answer, or null. */
@@ -408,10 +412,13 @@ function problem(route: RestRoute, c: RestCase, res: Answer): string | null {
   const error = res.body?.error;
   if (!error || !isErrorCode(error.code) || typeof error.message !== 'string' || !error.message) return `${res.status} without the error body: ${show(res.body)}`;
   if (ERROR_CODES[error.code as ErrorCode].status !== res.status) return `${res.status} with code ${error.code}`;
-  if (route.failure && res.body.success !== false && !res.longUrl) return `${res.status} without success: false`;
+  if (route.failure && res.body.success !== false && !res.longUrl && !res.elsewhere) return `${res.status} without success: false`;
   const fault = res.longUrl ? null : c.fault;
   // A refusal of one field must say which; a body refused as a whole has no field to name.
-  if (res.status === 400 && fault && fault !== 'path' && !namesField(fault, error)) return `400 does not name ${fault}: ${show(error)}`;
+  // A value of the right type refused by a rule between fields (a file whose content does not
+  // match its fileType) names the field of the rule, with the rule's reason (as GraphQL's check).
+  const ruleNamed = typeof error.details?.field === 'string' && typeof error.details?.reason === 'string';
+  if (res.status === 400 && fault && fault !== 'path' && !namesField(fault, error) && !ruleNamed) return `400 does not name ${fault}: ${show(error)}`;
   if (res.status === 400 && !fault && c.what === 'valid-ish' && typeof error.details?.field !== 'string') return `400 names no field: ${show(error)}`;
   return null;
 }
