@@ -19,6 +19,7 @@ import { normalizeError } from './graphql/errors.ts';
 import { buildContext } from './http/context.ts';
 import { retryAfterOfErrors, withRateHeaders } from './http/rate-headers.ts';
 import { createCors } from './http/cors.ts';
+import { createConsoleHandler } from './http/console.ts';
 import { budgetPlugin, checkStreamOperation, readGraphqlBody } from './http/graphql-guard.ts';
 import { setSecurityHeaders } from './http/security-headers.ts';
 import { answerClientError } from './http/client-error.ts';
@@ -73,16 +74,18 @@ export async function createApp(opts: {
   const cors = createCors({ config, orm: db.orm, services, onInternalError });
   const docs = createDocsHandler({ basePath: config.restBasePath, document: buildOpenApi({ schema, routes, basePath: config.restBasePath }) });
   // /v1, /mcp and /dify: the ecosystem's protocols (src/protocols/), framework-free like REST.
+  // The browser pages (src/http/console.ts): the console, and the other pages its build makes.
+  const consolePages = createConsoleHandler({ enabled: config.consoleEnabled });
   const protocols = createProtocolHandler({ context: (req) => context(req), bodyLimitBytes: config.jsonBodyLimitBytes, onInternalError, drain });
   // Security headers on everything; a draining process refuses new requests; then /metrics (not
   // a browser's or a client's request); CORS for every other path (preflights end there); the
-  // OpenAPI document and its page, the protocols, then REST rows (and the upload links they hand
+  // OpenAPI document and its page, the console's pages, the protocols, then REST rows (and the upload links they hand
   // out), without the framework; everything else goes through Express.
   const serve = drain.handle((req, res) => {
     if (metricsEndpoint(req, res)) return;
     if (cors(req, res)) return;
     withRateHeaders(res, () => {
-      if (!docs(req, res) && !protocols(req, res) && !rest(req, res)) app(req, res);
+      if (!docs(req, res) && !consolePages(req, res) && !protocols(req, res) && !rest(req, res)) app(req, res);
     });
   });
   const server = http.createServer(

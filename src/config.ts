@@ -16,6 +16,8 @@ export interface Config {
   readonly role: Role;
   readonly restBasePath: string;
   readonly signupEnabled: boolean;
+  /** CONSOLE_ENABLED: the browser pages (console, public chat, widget, GraphQL IDE); the APIs stay either way. */
+  readonly consoleEnabled: boolean;
   readonly sessionTtlDays: number;
   readonly cookieSecure: boolean;
   readonly graphqlDepthLimit: number;
@@ -192,6 +194,7 @@ export function loadConfig(env: Env = process.env): Config {
     role: oneOf('ROLE', ['all', 'api', 'worker'] as const, 'all'),
     restBasePath,
     signupEnabled: bool('SIGNUP_ENABLED', true),
+    consoleEnabled: bool('CONSOLE_ENABLED', true),
     sessionTtlDays: int('SESSION_TTL_DAYS', 30, 1, 365),
     cookieSecure: bool('COOKIE_SECURE', nodeEnv === 'production'),
     graphqlDepthLimit: int('GRAPHQL_DEPTH_LIMIT', 10, 2, 50),

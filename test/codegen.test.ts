@@ -16,9 +16,16 @@ import { waitFor } from './support/wait.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 
-it('examples/gql/ is what `npm run codegen` generates from schema.graphql (run it after changing either)', async () => {
+it("examples/gql/ and the console's console/src/gql/ are what `npm run codegen` generates from schema.graphql (run it after changing either)", async () => {
   const files = (await generate({ ...config, cwd: root, silent: true }, false)) as Types.FileOutput[];
-  expect(files.map((f) => path.relative(root, path.resolve(root, f.filename))).sort()).toEqual(['examples/gql/gql.ts', 'examples/gql/graphql.ts', 'examples/gql/index.ts']);
+  expect(files.map((f) => path.relative(root, path.resolve(root, f.filename))).sort()).toEqual([
+    'console/src/gql/gql.ts',
+    'console/src/gql/graphql.ts',
+    'console/src/gql/index.ts',
+    'examples/gql/gql.ts',
+    'examples/gql/graphql.ts',
+    'examples/gql/index.ts',
+  ]);
   for (const file of files) expect(readFileSync(path.resolve(root, file.filename), 'utf8'), file.filename).toBe(file.content);
 }, 60_000);
 
