@@ -19,6 +19,7 @@ import { normalizeError } from './graphql/errors.ts';
 import { buildContext } from './http/context.ts';
 import { retryAfterOfErrors, withRateHeaders } from './http/rate-headers.ts';
 import { createCors } from './http/cors.ts';
+import { heldBy } from './http/backpressure.ts';
 import { createConsoleHandler } from './http/console.ts';
 import { budgetPlugin, checkStreamOperation, readGraphqlBody } from './http/graphql-guard.ts';
 import { setSecurityHeaders } from './http/security-headers.ts';
@@ -147,10 +148,11 @@ export async function createApp(opts: {
         }
       },
       context: (req) => sseContexts.get(req.raw)!,
-      onOperation: (_ctx, _req, args, result) => {
+      onOperation: (_ctx, req, args, result) => {
         if (metrics) countOperation(metrics, args.document, args.operationName);
         // A subscription still open when a shutdown's grace is over ends with a SHUTTING_DOWN error.
-        return Symbol.asyncIterator in result ? drain.results(result[Symbol.asyncIterator]()) : undefined;
+        // A slow reader holds the subscription's source back (src/http/backpressure.ts).
+        return Symbol.asyncIterator in result ? drain.results(heldBy(req.context.res, result[Symbol.asyncIterator]())) : undefined;
       },
       // The same error shape as /graphql: table codes, and nothing internal on the wire.
       onNext: (_ctx, _req, result) => (result.errors?.length ? { ...result, errors: result.errors.map((e) => formatError(e, e.toJSON())) as never } : undefined),

@@ -139,13 +139,24 @@ describe('a model endpoint that never answers or stops mid-stream (MODEL_TIMEOUT
 });
 
 describe('a client that reads a stream slowly or not at all', () => {
-  it('a client that stops reading holds the model stream back (bounded buffers); leaving cancels the model call', async () => {
+  /** The request line, headers and body of a streamed answer on each transport that streams one. */
+  const streamRequests: Record<string, () => { path: string; body: string; headers?: string }> = {
+    REST: () => ({ path: `${new URL(app.api).pathname}/agents/${agent}/query`, body: JSON.stringify({ query: 'never read', streaming: true }) }),
+    '/v1 (OpenAI)': () => ({ path: '/v1/chat/completions', body: JSON.stringify({ model: agent, stream: true, messages: [{ role: 'user', content: 'never read' }] }), headers: `authorization: Bearer ${org.apiKey}\r\n` }),
+    'graphql-sse': () => ({
+      path: '/graphql/stream',
+      body: JSON.stringify({ query: `subscription($id: ID!) { agentQueryStream(id: $id, input: { query: "never read" }) { type text } }`, variables: { id: agent } }),
+      headers: 'accept: text/event-stream\r\n',
+    }),
+  };
+
+  it.each(Object.keys(streamRequests))('%s: a client that stops reading holds the model stream back (bounded buffers); leaving cancels the model call', async (transport) => {
     model.setChatFault({ endless: `${'lorem ipsum '.repeat(80)} ` }); // ~1 KB per token, forever
     const socket = net.connect(Number(new URL(app.url).port), '127.0.0.1');
     try {
       await new Promise<void>((resolve) => socket.once('connect', resolve));
-      const body = JSON.stringify({ query: 'never read', streaming: true });
-      socket.write(`POST ${new URL(app.api).pathname}/agents/${agent}/query HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+      const { path, body, headers = '' } = streamRequests[transport]!();
+      socket.write(`POST ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n${headers}content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
       socket.pause(); // reads nothing from here on
       await waitFor(async () => model.chatTokensSent() > 0 || undefined, 5000, 'the model to stream');
       // The buffers on the way (sockets, streams) fill, then the model is not read any further.

@@ -100,6 +100,13 @@ function endWhen<T>(iterator: AsyncIterator<T>, signal: AbortSignal, last: () =>
       await iterator.return?.(value);
       return { value: value as T, done: true };
     },
+    // graphql-sse ends an operation whose client left only if its iterator has all three methods
+    // of a generator (isAsyncGenerator); without `throw` the source ran on after the client left.
+    async throw(error?: unknown) {
+      ended = true;
+      await iterator.return?.();
+      throw error;
+    },
     [Symbol.asyncIterator]() {
       return wrapped;
     },

@@ -9,6 +9,7 @@ import type { Agent } from '../../agents/agent.entity.ts';
 import { AnswerEventType } from '../../answers/answer.inputs.ts';
 import { AppError, statusOf, type ErrorCode } from '../../errors.ts';
 import type { Context } from '../../graphql/context.ts';
+import { writable } from '../../http/backpressure.ts';
 import { normalizeError } from '../../graphql/errors.ts';
 import { allPages, MAX_PAGE } from '../../graphql/pagination.ts';
 import { drain, readJsonBody } from '../../http/body.ts';
@@ -136,7 +137,8 @@ export function createOpenAiHandler(opts: ProtocolOptions): ProtocolHandler {
       for await (const event of events) {
         if (clientGone) break;
         if (event.type === AnswerEventType.answer) {
-          frame([{ index: 0, delta: { content: event.text }, logprobs: null, finish_reason: null }]);
+          // A slow reader holds the model back, as on the REST stream: our buffer stays small.
+          if (!frame([{ index: 0, delta: { content: event.text }, logprobs: null, finish_reason: null }])) await writable(res);
           continue;
         }
         const answer = event.response!;
