@@ -52,18 +52,20 @@ function hostPage(agent: string, title: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head><body><main><h1>${title}</h1><p>A customer's own site.</p></main><script src="${app.url}/widget.js" data-agent="${agent}" defer></script></body></html>`;
 }
 
-/** The widget's shadow root as the page sees it. */
+/**
+ * In-page scripts as text: this test program is typed for node, without the DOM library.
+ * WIDGET is the widget's shadow root in the host page.
+ */
+const WIDGET = `document.querySelector('[data-agentbase-widget]').shadowRoot`;
+const stored = (page: Page, key: string) => page.evaluate<Record<string, unknown> | null>(`JSON.parse(localStorage.getItem(${JSON.stringify(key)}))`);
+
+/** Where the focus is in the widget (a control's accessible label or id), and whether the panel is open. */
 const widgetState = (page: Page) =>
-  page.evaluate(() => {
-    const root = document.querySelector('[data-agentbase-widget]')?.shadowRoot;
-    const active = root?.activeElement as HTMLElement | null | undefined;
-    return {
-      focused: active ? (active.getAttribute('aria-label') ?? active.id ?? active.textContent) : null,
-      log: root?.querySelector('[role="log"]')?.textContent ?? '',
-      status: root?.querySelector('[role="status"]')?.textContent ?? '',
-      panelOpen: root ? !(root.querySelector('[role="dialog"]') as HTMLElement).hidden : false,
-    };
-  });
+  page.evaluate<{ focused: string | null; panelOpen: boolean }>(`(() => {
+    const root = ${WIDGET};
+    const active = root.activeElement;
+    return { focused: active ? active.getAttribute('aria-label') ?? active.id : null, panelOpen: !root.querySelector('[role="dialog"]').hidden };
+  })()`);
 
 beforeAll(async () => {
   assertConsoleBuilt();
@@ -173,15 +175,11 @@ describe('on a host page of another origin', () => {
       await page.getByRole('heading', { name: 'Shop helper' }).waitFor();
       expect(await page.getByText('Questions about orders and returns').isVisible()).toBe(true);
       // Every state the answer passes through, as the visitor sees it.
-      await page.evaluate(() => {
-        const root = document.querySelector('[data-agentbase-widget]')!.shadowRoot!;
-        const seen: string[] = [];
-        (window as unknown as { seen: string[] }).seen = seen;
-        new MutationObserver(() => {
-          const answers = root.querySelectorAll('.agent .text');
-          seen.push(answers[answers.length - 1]?.textContent ?? '');
-        }).observe(root.querySelector('[role="log"]')!, { subtree: true, childList: true, characterData: true });
-      });
+      await page.evaluate(`(() => {
+        const root = ${WIDGET};
+        window.seen = [];
+        new MutationObserver(() => window.seen.push([...root.querySelectorAll('.agent .text')].at(-1)?.textContent ?? '')).observe(root.querySelector('[role="log"]'), { subtree: true, childList: true, characterData: true });
+      })()`);
       model.setStreamTiming({ tokenDelayMs: 30 });
       const before = chatRequests().length;
       await page.getByLabel('Message').fill('Can I return a jacket?');
@@ -190,11 +188,11 @@ describe('on a host page of another origin', () => {
       await log.getByText(ANSWER).waitFor();
       await log.getByText('Returns policy').waitFor();
       model.setStreamTiming({});
-      const seen = await page.evaluate(() => (window as unknown as { seen: string[] }).seen);
+      const seen = await page.evaluate<string[]>('window.seen');
       expect(seen.some((text) => text.length > 0 && text.length < ANSWER.length && ANSWER.startsWith(text)), `partial answers seen: ${JSON.stringify(seen)}`).toBe(true);
       expect(chatRequests().length).toBe(before + 1);
-      const saved = await page.evaluate(() => localStorage.getItem('agentbase:@shop-helper'));
-      expect(JSON.parse(saved!)).toMatchObject({ conversationId: expect.any(String), visitorId: expect.any(String), open: true });
+      const saved = await stored(page, 'agentbase:@shop-helper');
+      expect(saved).toMatchObject({ conversationId: expect.any(String), visitorId: expect.any(String), open: true });
 
       await screenshot(page, 'widget');
       expect(await accessibilityProblems(page)).toEqual([]);
@@ -209,7 +207,7 @@ describe('on a host page of another origin', () => {
       await page.getByRole('button', { name: 'Send' }).click();
       await waitFor(async () => (await log.getByText(ANSWER).count()) === 2, 10_000, 'the second answer');
       expect(JSON.stringify(chatRequests().at(-1)!.body.messages)).toContain('Can I return a jacket?');
-      expect(JSON.parse((await page.evaluate(() => localStorage.getItem('agentbase:@shop-helper')))!).conversationId).toBe(JSON.parse(saved!).conversationId);
+      expect((await stored(page, 'agentbase:@shop-helper'))?.conversationId).toBe(saved?.conversationId);
 
       expect(errors).toEqual([]);
       expect(failed).toEqual([]);
@@ -303,13 +301,13 @@ describe('on a host page of another origin', () => {
       const bubble = page.getByRole('button', { name: 'Open chat' });
       await bubble.waitFor();
       // Our styles apply although the page allows no style source at all (a constructable stylesheet).
-      expect(await bubble.evaluate((el) => getComputedStyle(el).position)).toBe('fixed');
+      expect(await page.evaluate<string>(`getComputedStyle(${WIDGET}.querySelector('.bubble')).position`)).toBe('fixed');
       await bubble.click();
       await page.getByRole('heading', { name: 'Strict helper' }).waitFor();
       await page.getByLabel('Message').fill('Strict question');
       await page.getByRole('button', { name: 'Send' }).click();
       await page.getByRole('log').getByText(ANSWER).waitFor();
-      expect(await page.evaluate((id) => localStorage.getItem(`agentbase:${id}`), strictAgent)).toContain('conversationId');
+      expect(await stored(page, `agentbase:${strictAgent}`)).toMatchObject({ conversationId: expect.any(String) });
       expect(await accessibilityProblems(page)).toEqual([]);
       expect(errors).toEqual([]);
       expect(failed).toEqual([]);
