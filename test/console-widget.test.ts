@@ -229,8 +229,15 @@ describe('on a host page of another origin', () => {
       await waitFor(async () => (await widgetState(page)).focused === 'message', 5_000, 'focus in the message box');
       await page.keyboard.type('Do you take returns?');
       await page.keyboard.press('Enter');
-      await page.getByRole('log').getByText(ANSWER).waitFor();
+      const log = page.getByRole('log');
+      await log.getByText(ANSWER).waitFor();
       expect((await widgetState(page)).focused).toBe('message');
+      // Or Tab to "Send" and press Enter: the focus comes back to the message box for the next question.
+      await page.keyboard.type('And exchanges?');
+      await page.keyboard.press('Tab');
+      await page.keyboard.press('Enter');
+      await waitFor(async () => (await log.getByText(ANSWER).count()) === 2, 10_000, 'the second answer');
+      await waitFor(async () => (await widgetState(page)).focused === 'message', 5_000, 'focus back in the message box');
       await page.keyboard.press('Escape');
       const closed = await widgetState(page);
       expect(closed.panelOpen).toBe(false);
@@ -307,7 +314,8 @@ describe('on a host page of another origin', () => {
       await page.getByLabel('Message').fill('Strict question');
       await page.getByRole('button', { name: 'Send' }).click();
       await page.getByRole('log').getByText(ANSWER).waitFor();
-      expect(await stored(page, `agentbase:${strictAgent}`)).toMatchObject({ conversationId: expect.any(String) });
+      // Stored when the stream ends, just after the answer's last words.
+      await waitFor(async () => typeof (await stored(page, `agentbase:${strictAgent}`))?.conversationId === 'string', 5_000, 'the conversation id stored');
       expect(await accessibilityProblems(page)).toEqual([]);
       expect(errors).toEqual([]);
       expect(failed).toEqual([]);

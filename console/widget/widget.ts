@@ -192,7 +192,8 @@ function mount(script: HTMLScriptElement, agentRef: string): void {
     const query = box.value.trim();
     if (!query || busy || !agent) return;
     busy = true;
-    send.disabled = true;
+    // aria-disabled, not disabled: a disabled button would drop the keyboard focus it holds.
+    send.setAttribute('aria-disabled', 'true');
     box.value = '';
     say('');
     addMessage('human', query);
@@ -221,7 +222,7 @@ function mount(script: HTMLScriptElement, agentRef: string): void {
     } finally {
       item.removeAttribute('aria-busy');
       busy = false;
-      send.disabled = false;
+      send.removeAttribute('aria-disabled');
       log.scrollTop = log.scrollHeight;
       if (!form.hidden && panel.contains(root.activeElement)) box.focus();
     }
@@ -254,7 +255,8 @@ function mount(script: HTMLScriptElement, agentRef: string): void {
 const script = document.currentScript as HTMLScriptElement | null;
 const agentRef = script?.dataset.agent?.trim();
 if (script && agentRef) {
-  const start = () => mount(script, agentRef);
+  // A page (or a single-page app re-rendering its head) may run the snippet twice: one bubble per agent.
+  const start = () => document.querySelector(`[data-agentbase-widget="${CSS.escape(agentRef)}"]`) || mount(script, agentRef);
   if (document.body) start();
   else document.addEventListener('DOMContentLoaded', start, { once: true });
 } else {
