@@ -2,9 +2,11 @@
  * The browser pages: the console at `/`, and whatever other pages console/vite.config.ts builds
  * (listed in PAGES), with their hashed files under `/ui/`. Framework-free like the docs page:
  * the files are listed once at boot from console/dist (built at `npm install`), so a request can
- * only ever name a file that build wrote. CONSOLE_ENABLED=false serves none of it.
+ * only ever name a file that build wrote. CONSOLE_ENABLED=false serves none of it. The
+ * embeddable chat widget, built by console/vite.widget.config.ts, is served at `/widget.js`.
  */
-import { createReadStream, existsSync, readdirSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { createReadStream, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -70,15 +72,17 @@ function listAssets(dist: string): Map<string, Asset> {
  * else; with `enabled` false it answers nothing. A page whose build is missing answers 503 with
  * how to build it, so a checkout without `npm install` says what is wrong.
  */
-export function createConsoleHandler(opts: { enabled: boolean; dist?: string; pages?: ConsolePage[] }): (req: IncomingMessage, res: ServerResponse) => boolean {
+export function createConsoleHandler(opts: { enabled: boolean; dist?: string; pages?: ConsolePage[]; restBasePath?: string }): (req: IncomingMessage, res: ServerResponse) => boolean {
   if (!opts.enabled) return () => false;
   const dist = opts.dist ?? CONSOLE_DIST;
   const pages = opts.pages ?? PAGES;
   const assets = listAssets(dist);
+  const widget = readWidget(dist, opts.restBasePath ?? '/api');
 
   return (req, res) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return false;
     const pathname = pathnameOf(req.url);
+    if (pathname === WIDGET_PATH) return serveWidget(req, res, widget), true;
     const asset = assets.get(pathname);
     if (asset) {
       res.writeHead(200, {
@@ -125,4 +129,44 @@ async function servePage(req: IncomingMessage, res: ServerResponse, dist: string
   createReadStream(file)
     .on('error', () => res.destroy())
     .pipe(res);
+}
+
+/** The widget's stable URL: host pages name it in their snippet, so it never moves under /ui/. */
+export const WIDGET_PATH = '/widget.js';
+
+/** The placeholder console/widget/widget.ts leaves for the REST base path. */
+const REST_BASE_PLACEHOLDER = '%%AGENTBASE_REST_BASE%%';
+
+interface Widget {
+  body: Buffer;
+  etag: string;
+}
+
+/**
+ * The built widget with this service's REST base path written in (REST_BASE_PATH is checked by
+ * src/config.ts to hold only characters that are safe inside a JavaScript string), read once.
+ */
+function readWidget(dist: string, restBasePath: string): Widget | null {
+  let source: string;
+  try {
+    source = readFileSync(path.join(dist, 'widget.js'), 'utf8');
+  } catch {
+    return null;
+  }
+  const body = Buffer.from(source.replaceAll(REST_BASE_PLACEHOLDER, restBasePath));
+  return { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
+}
+
+function serveWidget(req: IncomingMessage, res: ServerResponse, widget: Widget | null): void {
+  if (!widget) return sendJson(res, 503, errorBody('SERVICE_UNAVAILABLE', 'The widget is not built: run `npm run build:console` (npm install runs it).'));
+  const headers = {
+    'content-type': 'text/javascript; charset=utf-8',
+    // A stable name in other sites' pages: cached briefly, so a new version reaches visitors within minutes.
+    'cache-control': 'public, max-age=300',
+    etag: widget.etag,
+  };
+  const known = (req.headers['if-none-match'] ?? '').split(',').map((tag) => tag.trim().replace(/^W\//, ''));
+  if (known.includes(widget.etag)) return void res.writeHead(304, headers).end();
+  res.writeHead(200, { ...headers, 'content-length': widget.body.length });
+  res.end(req.method === 'HEAD' ? undefined : widget.body);
 }
