@@ -99,11 +99,13 @@ describe('Organization.usage', () => {
     expect((await gql(app.url, USAGE, {}, { token: other.session })).data.me.organization.usage).toMatchObject({ queriesThisMonth: 0, storedTokens: 0 });
   });
 
-  it('is refused to anyone but its members', async () => {
-    const signUp = await gql(app.url, 'mutation($i: SignUpInput!) { signUp(input: $i) { organization { usage { storedTokens } } } }', {
+  it('is null to anyone but its members, without an error', async () => {
+    const signUp = await gql(app.url, 'mutation($i: SignUpInput!) { signUp(input: $i) { organization { name usage { storedTokens } } } }', {
       i: { email: `peek.${Date.now()}@example.test`, password: 'correct horse battery', organizationName: 'Peek' },
     });
-    expect(signUp.errors?.[0]?.extensions.code).toBe('UNAUTHENTICATED');
+    expect(signUp.errors).toBeUndefined();
+    expect(signUp.data.signUp.organization).toEqual({ name: 'Peek', usage: null });
+    expect((await gql(app.url, USAGE)).errors?.[0]?.extensions.code).toBe('UNAUTHENTICATED');
   });
 });
 

@@ -58,8 +58,11 @@ export class OrganizationResolver {
     return ctx.services.organizations.rename(ctx.em, ctx.auth, name);
   }
 
-  @FieldResolver(() => Usage, { description: 'Usage now, for its own members only.' })
-  usage(@Root() organization: Organization, @Ctx() ctx: Context): Promise<Usage> {
+  @FieldResolver(() => Usage, {
+    nullable: true,
+    description: 'Usage now, for its own members; null for anyone else (also in the signUp and login payloads, whose caller is not signed in yet).',
+  })
+  usage(@Root() organization: Organization, @Ctx() ctx: Context): Promise<Usage | null> {
     return ctx.services.organizations.usage(ctx.em, ctx.auth, organization);
   }
 }

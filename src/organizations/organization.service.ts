@@ -1,4 +1,4 @@
-import { requireMember, requireUser } from '../access.ts';
+import { requireUser } from '../access.ts';
 import type { Auth } from '../auth/auth.ts';
 import { Membership, MemberRole } from '../auth/membership.entity.ts';
 import type { Config } from '../config.ts';
@@ -40,11 +40,11 @@ export class OrganizationService {
   /**
    * The organization's usage, counted where the limits count it: answers this month
    * (organization_usage, less this process's query reserved ahead) and the tokens its
-   * datasources store. Throws UNAUTHENTICATED, FORBIDDEN (another organization).
+   * datasources store. Null for anyone but its members: a payload that selects every field
+   * (signUp's, before its session is in use) reads without an error and learns nothing.
    */
-  async usage(em: Em, auth: Auth, organization: Pick<Organization, 'id'>): Promise<OrganizationUsage> {
-    const member = requireMember(auth);
-    if (member.organizationId !== organization.id) throw forbidden('The usage of an organization is visible to its members only.');
+  async usage(em: Em, auth: Auth, organization: Pick<Organization, 'id'>): Promise<OrganizationUsage | null> {
+    if (auth.kind === 'anonymous' || auth.organizationId !== organization.id) return null;
     const period = currentPeriod();
     const [rows, tokens, ahead] = await Promise.all([
       rawQuery<{ queries: string | number }>(em, 'select queries from organization_usage where organization_id = $1 and period = $2', [organization.id, period]),

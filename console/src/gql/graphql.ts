@@ -92,7 +92,7 @@ export type Visibility =
 export type UsageSummaryQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type UsageSummaryQuery = { me: { organization: { monthlyQueryLimit: number, storedTokenLimit: number, usage: { queriesThisMonth: number, storedTokens: number } } } };
+export type UsageSummaryQuery = { me: { organization: { monthlyQueryLimit: number, storedTokenLimit: number, usage: { queriesThisMonth: number, storedTokens: number } | null } } };
 
 export type AgentPageQueryVariables = Exact<{
   id: string | number;
@@ -169,7 +169,7 @@ export type RevokeApiKeyMutation = { revokeApiKey: { id: string, revokedAt: stri
 export type OrganizationPageQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type OrganizationPageQuery = { me: { role: MemberRole | null, organization: { id: string, name: string, monthlyQueryLimit: number, storedTokenLimit: number, crawlPageLimit: number, usage: { period: string, queriesThisMonth: number, storedTokens: number } } } };
+export type OrganizationPageQuery = { me: { role: MemberRole | null, organization: { id: string, name: string, monthlyQueryLimit: number, storedTokenLimit: number, crawlPageLimit: number, usage: { period: string, queriesThisMonth: number, storedTokens: number } | null } } };
 
 export type MembersQueryVariables = Exact<{
   after?: string | null | undefined;

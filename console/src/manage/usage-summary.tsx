@@ -25,8 +25,8 @@ export function UsageSummary() {
   useEffect(() => {
     request(UsageSummaryDocument).then(setData, () => setData(null));
   }, []);
-  if (!data) return null;
-  const o = data.me.organization;
+  const o = data?.me.organization;
+  if (!o?.usage) return null;
   return (
     <p>
       {formatNumber(o.usage.queriesThisMonth)} of {formatNumber(o.monthlyQueryLimit)} queries this month · {formatNumber(o.usage.storedTokens)} of{' '}

@@ -154,8 +154,8 @@ export function OrganizationPage() {
               </tr>
             </thead>
             <tbody>
-              <UsageRow label={`Queries this month (${usage.period})`} used={usage.queriesThisMonth} limit={organization.monthlyQueryLimit} />
-              <UsageRow label="Stored tokens" used={usage.storedTokens} limit={organization.storedTokenLimit} />
+              <UsageRow label={`Queries this month${usage ? ` (${usage.period})` : ''}`} used={usage?.queriesThisMonth} limit={organization.monthlyQueryLimit} />
+              <UsageRow label="Stored tokens" used={usage?.storedTokens} limit={organization.storedTokenLimit} />
               <tr>
                 <th scope="row">Pages per crawled web site</th>
                 <td class="muted">—</td>
@@ -201,16 +201,14 @@ export function OrganizationPage() {
   );
 }
 
-/** A limit, what is used of it, and the share as a bar. */
-export function UsageRow({ label, used, limit }: { label: string; used: number; limit: number }) {
+/** A limit, what is used of it, and the share as a bar (usage is null only to non-members). */
+export function UsageRow({ label, used, limit }: { label: string; used: number | undefined; limit: number }) {
   return (
     <tr>
       <th scope="row">{label}</th>
-      <td>{formatNumber(used)}</td>
+      <td>{used === undefined ? <span class="muted">—</span> : formatNumber(used)}</td>
       <td>{formatNumber(limit)}</td>
-      <td>
-        <progress value={Math.min(used, limit)} max={limit} aria-label={`${label}: ${formatNumber(used)} of ${formatNumber(limit)}`} />
-      </td>
+      <td>{used !== undefined && <progress value={Math.min(used, limit)} max={limit} aria-label={`${label}: ${formatNumber(used)} of ${formatNumber(limit)}`} />}</td>
     </tr>
   );
 }
