@@ -106,6 +106,14 @@ describe('API keys', () => {
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
     await page.getByLabel('Name').fill('build server');
     await page.getByLabel('Read-only (queries, answers and reads only)').check();
+    // An expiry in the past: the server's refusal appears under the field, and nothing is created.
+    await page.getByLabel('Expires (optional)').fill('2020-01-01T12:00');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await expect(page.locator('#field-expiresAt-error').textContent()).resolves.toMatch(/future/);
+    await expect(page.getByLabel('Expires (optional)').getAttribute('aria-invalid')).resolves.toBe('true');
+    expect((await asBrowser('{ apiKeys { id } }')).data.apiKeys).toEqual([]);
+    await assertClean();
+    await page.getByLabel('Expires (optional)').fill('');
     await page.getByRole('button', { name: 'Create key' }).click();
     const dialog = page.getByRole('dialog', { name: 'Your new API key' });
     await dialog.waitFor();
@@ -236,9 +244,16 @@ describe('agents', () => {
     await assertClean();
   });
 
-  it('signs out', async () => {
+  it('signs out; a browser left with a dead session cookie sees the sign-in form without a failed request', async () => {
+    const session = (await context.cookies(app.url)).find((c) => c.name === 'ab_session')!;
+    expect(session.httpOnly).toBe(true);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('Email').waitFor();
+    await assertClean();
+    // The session sign-out revoked, put back as a stale tab or a restored profile would.
+    await context.addCookies([{ name: 'ab_session', value: session.value, url: app.url }]);
+    await page.reload();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
     await assertClean();
   });
 });
