@@ -20,6 +20,7 @@ import type { Queue } from './queue/queue.ts';
 import { UniversalService } from './universal/universal.service.ts';
 import { EmbedderRegistry } from './providers/embedder-registry.ts';
 import { ModelChanges } from './datastores/model-change.ts';
+import { OrganizationService } from './organizations/organization.service.ts';
 
 /** The domain services, built once per process and shared by GraphQL, REST, workers and the CLI. */
 export interface Services {
@@ -43,6 +44,8 @@ export interface Services {
   universal: UniversalService;
   /** Failed and stuck datasources: listed, retried, swept. */
   problems: DatasourceProblems;
+  /** The caller's organization: name, members, usage; what signed-out pages may know. */
+  organizations: OrganizationService;
 }
 
 export interface Parts {
@@ -81,6 +84,7 @@ export async function createServices(config: Config, parts: Parts): Promise<Serv
     forms: new FormService(config, parts.queue, chat, limits, conversations),
     universal: new UniversalService(config, chat, agents, limits, { logger }),
     problems: undefined as never, // below: it works through the datasources service
+    organizations: new OrganizationService(config, limits),
   };
   services.problems = new DatasourceProblems(services.datasources);
   await Promise.all([services.auth.init(), services.agents.init(), datastores.init()]);

@@ -50,7 +50,7 @@ const BASES: Record<string, () => Record<string, unknown>> = {
 };
 
 /** Mutations for a person signed in (a session), not an API key. */
-const SIGNED_IN = new Set(['createApiKey', 'revokeApiKey']);
+const SIGNED_IN = new Set(['createApiKey', 'revokeApiKey', 'updateOrganization']);
 
 const FORM_SCHEMA = { type: 'object', properties: { email: { type: 'string', format: 'email' } }, required: ['email'] };
 

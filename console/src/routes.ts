@@ -4,6 +4,10 @@
  */
 import type { ComponentType } from 'preact';
 import { Overview } from './pages/overview.tsx';
+import { OrganizationPage } from './pages/organization.tsx';
+import { KeysPage } from './pages/keys.tsx';
+import { AgentsPage } from './pages/agents.tsx';
+import { AgentPage } from './pages/agent.tsx';
 
 export interface Route {
   /** Hash path with `:name` parameters, e.g. `/datastores/:id`. */
@@ -16,4 +20,8 @@ export interface Route {
 
 export const routes: Route[] = [
   { path: '/', title: 'Overview', page: Overview, nav: true },
+  { path: '/organization', title: 'Organization', page: OrganizationPage, nav: true },
+  { path: '/keys', title: 'API keys', page: KeysPage, nav: true },
+  { path: '/agents', title: 'Agents', page: AgentsPage, nav: true },
+  { path: '/agents/:id', title: 'Agent', page: AgentPage },
 ];

@@ -44,3 +44,8 @@ export async function crawlPageLimit(em: Em, organizationId: string): Promise<nu
   if (!rows[0]) throw new Error(`Organization ${organizationId} not found`);
   return Number(rows[0].limit);
 }
+
+/** Tokens the organization's datasources store now, and its limit: the usage read-out. */
+export async function storedTokens(em: Em, organizationId: string): Promise<TokenAllowance> {
+  return tokenAllowance(em, organizationId);
+}

@@ -79,6 +79,15 @@ export class QueryAllowance {
     this.track(held);
   }
 
+  /**
+   * Queries of this period this process counted ahead of any question (its spare), so a usage
+   * read-out can show the questions actually asked: 1 or 0.
+   */
+  async heldAhead(organizationId: string, period = currentPeriod()): Promise<number> {
+    const spare = this.spares.get(organizationId);
+    return spare && spare.period === period && (await spare.held) ? 1 : 0;
+  }
+
   /** Waits for background reservations and give-backs. */
   async settled(): Promise<void> {
     while (this.pending.size) await Promise.all([...this.pending]);

@@ -15,12 +15,44 @@ import * as types from './graphql.ts';
  * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
  */
 type Documents = {
+    "\n  query UsageSummary {\n    me {\n      organization {\n        monthlyQueryLimit\n        storedTokenLimit\n        usage {\n          queriesThisMonth\n          storedTokens\n        }\n      }\n    }\n  }\n": typeof types.UsageSummaryDocument,
+    "\n  query AgentPage($id: ID!) {\n    agent(id: $id) {\n      id\n      name\n      description\n      handle\n      modelName\n      temperature\n      visibility\n      systemPrompt\n      userPrompt\n      allowedOrigins\n      datastoreIds\n      createdAt\n      updatedAt\n    }\n  }\n": typeof types.AgentPageDocument,
+    "\n  query AgentDatastoreChoices($after: String) {\n    datastores(first: 100, after: $after) {\n      nodes {\n        id\n        name\n        visibility\n      }\n      pageInfo {\n        endCursor\n        hasNextPage\n      }\n    }\n  }\n": typeof types.AgentDatastoreChoicesDocument,
+    "\n  mutation UpdateAgent($id: ID!, $input: UpdateAgentInput!) {\n    updateAgent(id: $id, input: $input) {\n      id\n      name\n      description\n      handle\n      modelName\n      temperature\n      visibility\n      systemPrompt\n      userPrompt\n      allowedOrigins\n      datastoreIds\n      createdAt\n      updatedAt\n    }\n  }\n": typeof types.UpdateAgentDocument,
+    "\n  mutation DeleteAgent($id: ID!) {\n    deleteAgent(id: $id) {\n      id\n    }\n  }\n": typeof types.DeleteAgentDocument,
+    "\n  query AgentList($after: String) {\n    agents(first: 50, after: $after) {\n      nodes {\n        id\n        name\n        handle\n        visibility\n        modelName\n      }\n      pageInfo {\n        endCursor\n        hasNextPage\n      }\n    }\n  }\n": typeof types.AgentListDocument,
+    "\n  mutation CreateAgent($input: CreateAgentInput!) {\n    createAgent(input: $input) {\n      id\n    }\n  }\n": typeof types.CreateAgentDocument,
+    "\n  query ApiKeys {\n    apiKeys {\n      id\n      name\n      prefix\n      createdAt\n      lastUsedAt\n      expiresAt\n      revokedAt\n      readOnly\n      agentIds\n      datastoreIds\n    }\n  }\n": typeof types.ApiKeysDocument,
+    "\n  query KeyScopeChoices($agentsAfter: String, $datastoresAfter: String, $agents: Boolean!, $datastores: Boolean!) {\n    agents(first: 100, after: $agentsAfter) @include(if: $agents) {\n      nodes {\n        id\n        name\n      }\n      pageInfo {\n        endCursor\n        hasNextPage\n      }\n    }\n    datastores(first: 100, after: $datastoresAfter) @include(if: $datastores) {\n      nodes {\n        id\n        name\n      }\n      pageInfo {\n        endCursor\n        hasNextPage\n      }\n    }\n  }\n": typeof types.KeyScopeChoicesDocument,
+    "\n  mutation CreateApiKey($input: CreateApiKeyInput!) {\n    createApiKey(input: $input) {\n      id\n      key\n    }\n  }\n": typeof types.CreateApiKeyDocument,
+    "\n  mutation RevokeApiKey($id: ID!) {\n    revokeApiKey(id: $id) {\n      id\n      revokedAt\n    }\n  }\n": typeof types.RevokeApiKeyDocument,
+    "\n  query OrganizationPage {\n    me {\n      role\n      organization {\n        id\n        name\n        monthlyQueryLimit\n        storedTokenLimit\n        crawlPageLimit\n        usage {\n          period\n          queriesThisMonth\n          storedTokens\n        }\n      }\n    }\n  }\n": typeof types.OrganizationPageDocument,
+    "\n  query Members($after: String) {\n    members(first: 50, after: $after) {\n      nodes {\n        id\n        email\n        role\n        joinedAt\n      }\n      pageInfo {\n        endCursor\n        hasNextPage\n      }\n    }\n  }\n": typeof types.MembersDocument,
+    "\n  mutation RenameOrganization($name: String!) {\n    updateOrganization(name: $name) {\n      id\n      name\n    }\n  }\n": typeof types.RenameOrganizationDocument,
     "\n  mutation Login($input: LoginInput!) {\n    login(input: $input) {\n      expiresAt\n    }\n  }\n": typeof types.LoginDocument,
+    "\n  mutation SignUp($input: SignUpInput!) {\n    signUp(input: $input) {\n      expiresAt\n    }\n  }\n": typeof types.SignUpDocument,
+    "\n  query ServiceInfo {\n    serviceInfo {\n      signupEnabled\n    }\n  }\n": typeof types.ServiceInfoDocument,
     "\n  query Session {\n    me {\n      via\n      role\n      user { id email }\n      organization { id name }\n    }\n  }\n": typeof types.SessionDocument,
     "\n  mutation Logout {\n    logout\n  }\n": typeof types.LogoutDocument,
 };
 const documents: Documents = {
+    "\n  query UsageSummary {\n    me {\n      organization {\n        monthlyQueryLimit\n        storedTokenLimit\n        usage {\n          queriesThisMonth\n          storedTokens\n        }\n      }\n    }\n  }\n": types.UsageSummaryDocument,
+    "\n  query AgentPage($id: ID!) {\n    agent(id: $id) {\n      id\n      name\n      description\n      handle\n      modelName\n      temperature\n      visibility\n      systemPrompt\n      userPrompt\n      allowedOrigins\n      datastoreIds\n      createdAt\n      updatedAt\n    }\n  }\n": types.AgentPageDocument,
+    "\n  query AgentDatastoreChoices($after: String) {\n    datastores(first: 100, after: $after) {\n      nodes {\n        id\n        name\n        visibility\n      }\n      pageInfo {\n        endCursor\n        hasNextPage\n      }\n    }\n  }\n": types.AgentDatastoreChoicesDocument,
+    "\n  mutation UpdateAgent($id: ID!, $input: UpdateAgentInput!) {\n    updateAgent(id: $id, input: $input) {\n      id\n      name\n      description\n      handle\n      modelName\n      temperature\n      visibility\n      systemPrompt\n      userPrompt\n      allowedOrigins\n      datastoreIds\n      createdAt\n      updatedAt\n    }\n  }\n": types.UpdateAgentDocument,
+    "\n  mutation DeleteAgent($id: ID!) {\n    deleteAgent(id: $id) {\n      id\n    }\n  }\n": types.DeleteAgentDocument,
+    "\n  query AgentList($after: String) {\n    agents(first: 50, after: $after) {\n      nodes {\n        id\n        name\n        handle\n        visibility\n        modelName\n      }\n      pageInfo {\n        endCursor\n        hasNextPage\n      }\n    }\n  }\n": types.AgentListDocument,
+    "\n  mutation CreateAgent($input: CreateAgentInput!) {\n    createAgent(input: $input) {\n      id\n    }\n  }\n": types.CreateAgentDocument,
+    "\n  query ApiKeys {\n    apiKeys {\n      id\n      name\n      prefix\n      createdAt\n      lastUsedAt\n      expiresAt\n      revokedAt\n      readOnly\n      agentIds\n      datastoreIds\n    }\n  }\n": types.ApiKeysDocument,
+    "\n  query KeyScopeChoices($agentsAfter: String, $datastoresAfter: String, $agents: Boolean!, $datastores: Boolean!) {\n    agents(first: 100, after: $agentsAfter) @include(if: $agents) {\n      nodes {\n        id\n        name\n      }\n      pageInfo {\n        endCursor\n        hasNextPage\n      }\n    }\n    datastores(first: 100, after: $datastoresAfter) @include(if: $datastores) {\n      nodes {\n        id\n        name\n      }\n      pageInfo {\n        endCursor\n        hasNextPage\n      }\n    }\n  }\n": types.KeyScopeChoicesDocument,
+    "\n  mutation CreateApiKey($input: CreateApiKeyInput!) {\n    createApiKey(input: $input) {\n      id\n      key\n    }\n  }\n": types.CreateApiKeyDocument,
+    "\n  mutation RevokeApiKey($id: ID!) {\n    revokeApiKey(id: $id) {\n      id\n      revokedAt\n    }\n  }\n": types.RevokeApiKeyDocument,
+    "\n  query OrganizationPage {\n    me {\n      role\n      organization {\n        id\n        name\n        monthlyQueryLimit\n        storedTokenLimit\n        crawlPageLimit\n        usage {\n          period\n          queriesThisMonth\n          storedTokens\n        }\n      }\n    }\n  }\n": types.OrganizationPageDocument,
+    "\n  query Members($after: String) {\n    members(first: 50, after: $after) {\n      nodes {\n        id\n        email\n        role\n        joinedAt\n      }\n      pageInfo {\n        endCursor\n        hasNextPage\n      }\n    }\n  }\n": types.MembersDocument,
+    "\n  mutation RenameOrganization($name: String!) {\n    updateOrganization(name: $name) {\n      id\n      name\n    }\n  }\n": types.RenameOrganizationDocument,
     "\n  mutation Login($input: LoginInput!) {\n    login(input: $input) {\n      expiresAt\n    }\n  }\n": types.LoginDocument,
+    "\n  mutation SignUp($input: SignUpInput!) {\n    signUp(input: $input) {\n      expiresAt\n    }\n  }\n": types.SignUpDocument,
+    "\n  query ServiceInfo {\n    serviceInfo {\n      signupEnabled\n    }\n  }\n": types.ServiceInfoDocument,
     "\n  query Session {\n    me {\n      via\n      role\n      user { id email }\n      organization { id name }\n    }\n  }\n": types.SessionDocument,
     "\n  mutation Logout {\n    logout\n  }\n": types.LogoutDocument,
 };
@@ -28,7 +60,71 @@ const documents: Documents = {
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
+export function graphql(source: "\n  query UsageSummary {\n    me {\n      organization {\n        monthlyQueryLimit\n        storedTokenLimit\n        usage {\n          queriesThisMonth\n          storedTokens\n        }\n      }\n    }\n  }\n"): typeof import('./graphql.ts').UsageSummaryDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query AgentPage($id: ID!) {\n    agent(id: $id) {\n      id\n      name\n      description\n      handle\n      modelName\n      temperature\n      visibility\n      systemPrompt\n      userPrompt\n      allowedOrigins\n      datastoreIds\n      createdAt\n      updatedAt\n    }\n  }\n"): typeof import('./graphql.ts').AgentPageDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query AgentDatastoreChoices($after: String) {\n    datastores(first: 100, after: $after) {\n      nodes {\n        id\n        name\n        visibility\n      }\n      pageInfo {\n        endCursor\n        hasNextPage\n      }\n    }\n  }\n"): typeof import('./graphql.ts').AgentDatastoreChoicesDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UpdateAgent($id: ID!, $input: UpdateAgentInput!) {\n    updateAgent(id: $id, input: $input) {\n      id\n      name\n      description\n      handle\n      modelName\n      temperature\n      visibility\n      systemPrompt\n      userPrompt\n      allowedOrigins\n      datastoreIds\n      createdAt\n      updatedAt\n    }\n  }\n"): typeof import('./graphql.ts').UpdateAgentDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DeleteAgent($id: ID!) {\n    deleteAgent(id: $id) {\n      id\n    }\n  }\n"): typeof import('./graphql.ts').DeleteAgentDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query AgentList($after: String) {\n    agents(first: 50, after: $after) {\n      nodes {\n        id\n        name\n        handle\n        visibility\n        modelName\n      }\n      pageInfo {\n        endCursor\n        hasNextPage\n      }\n    }\n  }\n"): typeof import('./graphql.ts').AgentListDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateAgent($input: CreateAgentInput!) {\n    createAgent(input: $input) {\n      id\n    }\n  }\n"): typeof import('./graphql.ts').CreateAgentDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ApiKeys {\n    apiKeys {\n      id\n      name\n      prefix\n      createdAt\n      lastUsedAt\n      expiresAt\n      revokedAt\n      readOnly\n      agentIds\n      datastoreIds\n    }\n  }\n"): typeof import('./graphql.ts').ApiKeysDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query KeyScopeChoices($agentsAfter: String, $datastoresAfter: String, $agents: Boolean!, $datastores: Boolean!) {\n    agents(first: 100, after: $agentsAfter) @include(if: $agents) {\n      nodes {\n        id\n        name\n      }\n      pageInfo {\n        endCursor\n        hasNextPage\n      }\n    }\n    datastores(first: 100, after: $datastoresAfter) @include(if: $datastores) {\n      nodes {\n        id\n        name\n      }\n      pageInfo {\n        endCursor\n        hasNextPage\n      }\n    }\n  }\n"): typeof import('./graphql.ts').KeyScopeChoicesDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateApiKey($input: CreateApiKeyInput!) {\n    createApiKey(input: $input) {\n      id\n      key\n    }\n  }\n"): typeof import('./graphql.ts').CreateApiKeyDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RevokeApiKey($id: ID!) {\n    revokeApiKey(id: $id) {\n      id\n      revokedAt\n    }\n  }\n"): typeof import('./graphql.ts').RevokeApiKeyDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query OrganizationPage {\n    me {\n      role\n      organization {\n        id\n        name\n        monthlyQueryLimit\n        storedTokenLimit\n        crawlPageLimit\n        usage {\n          period\n          queriesThisMonth\n          storedTokens\n        }\n      }\n    }\n  }\n"): typeof import('./graphql.ts').OrganizationPageDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Members($after: String) {\n    members(first: 50, after: $after) {\n      nodes {\n        id\n        email\n        role\n        joinedAt\n      }\n      pageInfo {\n        endCursor\n        hasNextPage\n      }\n    }\n  }\n"): typeof import('./graphql.ts').MembersDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RenameOrganization($name: String!) {\n    updateOrganization(name: $name) {\n      id\n      name\n    }\n  }\n"): typeof import('./graphql.ts').RenameOrganizationDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
 export function graphql(source: "\n  mutation Login($input: LoginInput!) {\n    login(input: $input) {\n      expiresAt\n    }\n  }\n"): typeof import('./graphql.ts').LoginDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SignUp($input: SignUpInput!) {\n    signUp(input: $input) {\n      expiresAt\n    }\n  }\n"): typeof import('./graphql.ts').SignUpDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ServiceInfo {\n    serviceInfo {\n      signupEnabled\n    }\n  }\n"): typeof import('./graphql.ts').ServiceInfoDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

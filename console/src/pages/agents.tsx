@@ -1,0 +1,127 @@
+import { useEffect, useState } from 'preact/hooks';
+import { graphql } from '../gql/index.ts';
+import type { AgentListQuery } from '../gql/graphql.ts';
+import { request } from '../graphql.ts';
+import { navigate } from '../router.ts';
+import { FieldError, fieldProps, FormError, problemOf, type Problem } from '../manage/ui.tsx';
+import { MODEL_LABELS } from './agent.tsx';
+
+const AgentListDocument = graphql(`
+  query AgentList($after: String) {
+    agents(first: 50, after: $after) {
+      nodes {
+        id
+        name
+        handle
+        visibility
+        modelName
+      }
+      pageInfo {
+        endCursor
+        hasNextPage
+      }
+    }
+  }
+`);
+
+const CreateAgentDocument = graphql(`
+  mutation CreateAgent($input: CreateAgentInput!) {
+    createAgent(input: $input) {
+      id
+    }
+  }
+`);
+
+type AgentRow = AgentListQuery['agents']['nodes'][number];
+
+/** `/agents`: the organization's agents, newest first, and a new one by name (edited on its own page). */
+export function AgentsPage() {
+  const [agents, setAgents] = useState<AgentRow[] | null>(null);
+  const [more, setMore] = useState<string | null>(null);
+  const [problem, setProblem] = useState<Problem | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  async function load(after: string | null) {
+    try {
+      const { agents: page } = await request(AgentListDocument, { after });
+      setAgents((list) => [...(after ? list ?? [] : []), ...page.nodes]);
+      setMore(page.pageInfo.hasNextPage ? page.pageInfo.endCursor ?? null : null);
+    } catch (err) {
+      setProblem(problemOf(err));
+    }
+  }
+  useEffect(() => void load(null), []);
+
+  async function create(event: SubmitEvent) {
+    event.preventDefault();
+    const name = String(new FormData(event.currentTarget as HTMLFormElement).get('name'));
+    setBusy(true);
+    setProblem(null);
+    try {
+      const { createAgent } = await request(CreateAgentDocument, { input: { name } });
+      navigate(`/agents/${createAgent.id}`);
+    } catch (err) {
+      setProblem(problemOf(err));
+      setBusy(false);
+    }
+  }
+
+  return (
+    <>
+      <section>
+        <h1>Agents</h1>
+        <form onSubmit={create} aria-labelledby="new-agent">
+          <h2 id="new-agent">New agent</h2>
+          <fieldset role="group">
+            <input {...fieldProps(problem, 'name')} type="text" required maxLength={200} aria-label="Name" placeholder="Name" />
+            <button type="submit" aria-busy={busy} disabled={busy}>
+              Create agent
+            </button>
+          </fieldset>
+          <FieldError problem={problem} name="name" />
+          <FormError problem={problem} fields={['name']} />
+        </form>
+      </section>
+      <section>
+        <h2>All agents</h2>
+        {agents === null ? (
+          <p aria-busy="true">Loading agents…</p>
+        ) : agents.length === 0 ? (
+          <p class="muted">No agents yet.</p>
+        ) : (
+          <div class="scroll">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Handle</th>
+                  <th scope="col">Visibility</th>
+                  <th scope="col">Model</th>
+                </tr>
+              </thead>
+              <tbody>
+                {agents.map((a) => (
+                  <tr key={a.id}>
+                    <td>
+                      <a href={`#/agents/${a.id}`}>{a.name}</a>
+                    </td>
+                    <td>{a.handle ? `@${a.handle}` : <span class="muted">—</span>}</td>
+                    <td>
+                      <span class="badge">{a.visibility}</span>
+                    </td>
+                    <td>{MODEL_LABELS[a.modelName]}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        {more && (
+          <button type="button" class="secondary" onClick={() => void load(more)}>
+            Show more agents
+          </button>
+        )}
+      </section>
+    </>
+  );
+}
