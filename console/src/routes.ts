@@ -4,6 +4,11 @@
  */
 import type { ComponentType } from 'preact';
 import { Overview } from './pages/overview.tsx';
+import { Datastores } from './pages/datastores.tsx';
+import { DatastorePage } from './pages/datastore.tsx';
+import { DatasourcePage } from './pages/datasource.tsx';
+import { Forms } from './pages/forms.tsx';
+import { FormPage } from './pages/form.tsx';
 
 export interface Route {
   /** Hash path with `:name` parameters, e.g. `/datastores/:id`. */
@@ -16,4 +21,9 @@ export interface Route {
 
 export const routes: Route[] = [
   { path: '/', title: 'Overview', page: Overview, nav: true },
+  { path: '/datastores', title: 'Datastores', page: Datastores, nav: true },
+  { path: '/datastores/:id', title: 'Datastore', page: DatastorePage },
+  { path: '/datasources/:id', title: 'Datasource', page: DatasourcePage },
+  { path: '/forms', title: 'Forms', page: Forms, nav: true },
+  { path: '/forms/:id', title: 'Form', page: FormPage },
 ];
