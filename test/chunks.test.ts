@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from './support/app.ts';
-import { gql, newOrganization } from './support/client.ts';
+import { gql, newOrganization, type GqlResult } from './support/client.ts';
 import { settled } from './support/ingest.ts';
 
 let app: TestApp;
@@ -42,9 +42,9 @@ describe('chunks', () => {
     let after: string | null = null;
     let pages = 0;
     for (;;) {
-      const res = await gql(app.url, CHUNKS, { id: datasourceId, first: 2, after }, { token: org.session });
+      const res: GqlResult = await gql(app.url, CHUNKS, { id: datasourceId, first: 2, after }, { token: org.session });
       expect(res.errors).toBeUndefined();
-      const { nodes, pageInfo } = res.data.chunks;
+      const { nodes, pageInfo }: { nodes: typeof seen; pageInfo: { endCursor: string | null; hasNextPage: boolean } } = res.data.chunks;
       expect(nodes.length).toBeLessThanOrEqual(2);
       seen.push(...nodes);
       pages++;

@@ -32,7 +32,7 @@ export async function chunkPage(em: Em, datasources: DatasourceService, auth: Au
   let from = -1;
   if (page.after) {
     const last = await em.findOne(Chunk, { id: page.after, datasource: ds.id }, { fields: ['position'] });
-    if (!last) throw badInput('after is not a cursor of this datasource\'s chunks.', { field: 'after' });
+    if (!last) throw badInput("after is not a cursor of this datasource's chunks.", { field: 'after' });
     from = last.position;
   }
   // The embedding is left out: the page shows text, and vectors are most of a chunk's bytes.
@@ -41,13 +41,16 @@ export async function chunkPage(em: Em, datasources: DatasourceService, auth: Au
     { datasource: ds.id, position: { $gt: from } },
     { fields: ['id', 'position', 'page', 'text', 'metadata'], orderBy: { position: 'asc' }, limit: page.first + 1 },
   );
-  const nodes = rows.slice(0, page.first).map((c) => ({
-    id: c.id,
-    text: c.text,
-    position: c.position,
-    page: c.page ?? null,
-    tokenCount: estimateTokens(c.text),
-    section: typeof c.metadata?.section === 'string' ? c.metadata.section : null,
-  }));
+  const nodes = rows.slice(0, page.first).map((c) => {
+    const section = (c.metadata as Record<string, unknown> | undefined)?.section;
+    return {
+      id: c.id,
+      text: c.text,
+      position: c.position,
+      page: c.page ?? null,
+      tokenCount: estimateTokens(c.text),
+      section: typeof section === 'string' ? section : null,
+    };
+  });
   return { nodes, pageInfo: { endCursor: nodes.at(-1)?.id ?? null, hasNextPage: rows.length > page.first } };
 }

@@ -338,7 +338,7 @@ function UploadFiles({ path, onUploaded }: { path: string; onUploaded: (id: stri
       setUploads((old) => [...old, { key, name: file.name, sent: 0, total: file.size, error: null, done: false }]);
       uploadFile(path, file, (sent, total) => patch({ sent, total }))
         .then(({ id }) => {
-          patch({ done: true, sent: file.size });
+          setUploads((old) => old.map((u) => (u.key === key ? { ...u, done: true, sent: u.total } : u)));
           onUploaded(id);
         })
         .catch((err: Error) => patch({ error: err.message }));
