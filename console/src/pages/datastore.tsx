@@ -362,10 +362,10 @@ function UploadFiles({ path, onUploaded }: { path: string; onUploaded: (id: stri
           if (e.dataTransfer?.files.length) start(e.dataTransfer.files);
         }}
       >
-        <p>Drop files here (PDF, Word, text, Markdown, HTML…), or choose them:</p>
+        <p>Drop files here (PDF, Word, PowerPoint, Excel, text, Markdown, CSV, JSON), or choose them:</p>
         <label>
           Files to upload
-          <input ref={input} type="file" multiple onChange={(e) => start((e.currentTarget as HTMLInputElement).files ?? [])} />
+          <input ref={input} type="file" multiple accept=".pdf,.docx,.pptx,.xlsx,.txt,.md,.markdown,.csv,.json" onChange={(e) => start((e.currentTarget as HTMLInputElement).files ?? [])} />
         </label>
       </div>
       {uploads.length > 0 && (
