@@ -48,6 +48,11 @@ function row(name: string) {
   return page.getByRole('row').filter({ hasText: name });
 }
 
+/** The row's status cell once it says exactly `synched` ("unsynched" contains the word too). */
+function synched(name: string) {
+  return row(name).getByRole('cell', { name: 'synched', exact: true });
+}
+
 describe('datastores', () => {
   it('creates a datastore, uploads two files at once and sees both synched live, without a reload', async () => {
     await page.goto(`${app.url}/#/datastores`);
@@ -74,7 +79,7 @@ describe('datastores', () => {
       await page.getByRole('listitem').filter({ hasText: `${name}: uploaded` }).waitFor();
       expect(Number(await bar.getAttribute('value'))).toBe(Number(await bar.getAttribute('max')));
     }
-    for (const name of ['alpha.md', 'beta.txt']) await row(name).filter({ hasText: 'synched' }).waitFor({ timeout: 90_000 });
+    for (const name of ['alpha.md', 'beta.txt']) await synched(name).waitFor({ timeout: 90_000 });
     expect(await row('alpha.md').getByRole('cell').nth(3).textContent()).toMatch(/^[1-9]\d*$/);
     expect(loads).toBe(1);
     expect(await page.evaluate(() => (globalThis as unknown as { mark?: string }).mark)).toBe('same document');
@@ -113,7 +118,7 @@ describe('datastores', () => {
     await page.getByLabel('Document name').fill('Tide table');
     await page.getByLabel('Text', { exact: true }).fill('High tide at 06:12 and 18:40. Low tide at 00:05 and 12:27.');
     await page.getByRole('button', { name: 'Add text document' }).click();
-    await row('Tide table').filter({ hasText: 'synched' }).waitFor({ timeout: 60_000 });
+    await synched('Tide table').waitFor({ timeout: 60_000 });
 
     // Re-sync: processed again, and the row comes back to synched by itself.
     const href = await row('Tide table').getByRole('link', { name: 'Tide table' }).getAttribute('href');
@@ -124,7 +129,7 @@ describe('datastores', () => {
     const before = await lastSynch();
     await page.getByRole('button', { name: 'Re-sync Tide table' }).click();
     await expect.poll(lastSynch, { timeout: 60_000 }).not.toBe(before);
-    await row('Tide table').filter({ hasText: 'synched' }).waitFor({ timeout: 60_000 });
+    await synched('Tide table').waitFor({ timeout: 60_000 });
 
     await page.getByRole('button', { name: 'Delete beta.txt' }).click();
     const dialog = page.getByRole('dialog', { name: 'Delete beta.txt' });
