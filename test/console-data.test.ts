@@ -143,6 +143,19 @@ describe('datastores', () => {
     expect(loads).toBe(1);
     await clean();
   }, 90_000);
+
+  it('edits the datastore, then deletes it after confirming', { timeout: 60_000 }, async () => {
+    await page.getByText('Edit datastore').click();
+    await page.getByLabel('Description').fill('Keeping the light');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    await page.getByRole('main').locator('p').filter({ hasText: 'Keeping the light' }).first().waitFor();
+    await page.getByRole('button', { name: 'Delete datastore' }).click();
+    await page.getByRole('dialog', { name: 'Delete datastore' }).getByRole('button', { name: 'Delete', exact: true }).click();
+    await page.getByRole('heading', { name: 'Datastores', level: 1 }).waitFor();
+    await page.getByText('No datastore yet').waitFor();
+    await clean();
+  });
 });
 
 describe('forms', () => {

@@ -84,6 +84,10 @@ export function DatastorePage({ params }: { params: Record<string, string> }) {
   const [more, setMore] = useState(false);
   const [problem, setProblem] = useState<Problem | null>(null);
 
+  // What the table shows now, for the subscription's handler (set up once per datastore).
+  const shown = useRef(rows);
+  shown.current = rows;
+
   /** Adds or replaces a row by id (an upload, a form, a change announced for a row not shown yet). */
   const upsert = (row: Row) => setRows((old) => new Map(old).set(row.id, row));
   const fetchRow = async (rowId: string) => {
@@ -108,11 +112,10 @@ export function DatastorePage({ params }: { params: Record<string, string> }) {
     // Live: every status change of this datastore's datasources, from whichever process made it.
     const stop = subscribe(StatusChangedDocument, { datastoreId: id }, {
       next: ({ datasourceStatusChanged: change }) => {
-        let known = false;
+        const known = shown.current.has(change.id);
         setRows((old) => {
           const row = old.get(change.id);
           if (!row) return old;
-          known = true;
           return new Map(old).set(change.id, { ...row, name: change.name, status: change.status, chunkCount: change.chunkCount, errorMessage: change.errorMessage ?? null, updatedAt: change.at });
         });
         // A row not shown yet (a page a site crawl found), or a settled one whose size changed: read it once.
