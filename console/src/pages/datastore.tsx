@@ -531,7 +531,9 @@ function Search({ datastoreId }: { datastoreId: string }) {
   return (
     <section aria-labelledby="search-heading">
       <h2 id="search-heading">Search</h2>
-      <form onSubmit={onSubmit} role="search">
+      {/* Not role="search" on the form itself: pico.css draws such a form as one pill-shaped input group. */}
+      <div role="search" aria-label="Search this datastore">
+      <form onSubmit={onSubmit}>
         <div class="grid">
           <label>
             Search query
@@ -547,6 +549,7 @@ function Search({ datastoreId }: { datastoreId: string }) {
           Search
         </button>
       </form>
+      </div>
       {results && (
         <div aria-live="polite">
           {results.length === 0 ? (
