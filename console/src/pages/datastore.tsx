@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import '../data/data.css';
-import { ConfirmButton, FieldError, formatBytes, formatDate, invalidProps, problemOf, type Problem } from '../data/ui.tsx';
-import { uploadFile } from '../data/upload.ts';
+import '../data-ui/data.css';
+import { ConfirmButton, FieldError, formatBytes, formatDate, invalidProps, problemOf, type Problem } from '../data-ui/ui.tsx';
+import { uploadFile } from '../data-ui/upload.ts';
 import { graphql } from '../gql/index.ts';
 import type { CreateDatasourceInput, DatastorePageQuery, DatasourceRowFragment, SearchDatastoreQuery, Visibility } from '../gql/graphql.ts';
 import { request, subscribe } from '../graphql.ts';

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
-import '../data/data.css';
-import { FieldError, formatDate, invalidProps, problemOf, type Problem } from '../data/ui.tsx';
+import '../data-ui/data.css';
+import { FieldError, formatDate, invalidProps, problemOf, type Problem } from '../data-ui/ui.tsx';
 import { graphql } from '../gql/index.ts';
 import type { DatastoresQuery, Visibility } from '../gql/graphql.ts';
 import { request } from '../graphql.ts';

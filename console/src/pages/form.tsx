@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import '../data/data.css';
-import { ConfirmButton, formatDate, invalidProps, problemOf, type Problem } from '../data/ui.tsx';
+import '../data-ui/data.css';
+import { ConfirmButton, formatDate, invalidProps, problemOf, type Problem } from '../data-ui/ui.tsx';
 import { graphql } from '../gql/index.ts';
 import type { FormChatMutation, FormPageQuery, FormSubmissionsQuery } from '../gql/graphql.ts';
 
