@@ -8,6 +8,11 @@ import { OrganizationPage } from './pages/organization.tsx';
 import { KeysPage } from './pages/keys.tsx';
 import { AgentsPage } from './pages/agents.tsx';
 import { AgentPage } from './pages/agent.tsx';
+import { Datastores } from './pages/datastores.tsx';
+import { DatastorePage } from './pages/datastore.tsx';
+import { DatasourcePage } from './pages/datasource.tsx';
+import { Forms } from './pages/forms.tsx';
+import { FormPage } from './pages/form.tsx';
 
 export interface Route {
   /** Hash path with `:name` parameters, e.g. `/datastores/:id`. */
@@ -24,4 +29,9 @@ export const routes: Route[] = [
   { path: '/keys', title: 'API keys', page: KeysPage, nav: true },
   { path: '/agents', title: 'Agents', page: AgentsPage, nav: true },
   { path: '/agents/:id', title: 'Agent', page: AgentPage },
+  { path: '/datastores', title: 'Datastores', page: Datastores, nav: true },
+  { path: '/datastores/:id', title: 'Datastore', page: DatastorePage },
+  { path: '/datasources/:id', title: 'Datasource', page: DatasourcePage },
+  { path: '/forms', title: 'Forms', page: Forms, nav: true },
+  { path: '/forms/:id', title: 'Form', page: FormPage },
 ];

@@ -7,6 +7,8 @@ import { AuthResolver } from '../auth/auth.resolver.ts';
 import { DatastoreResolver } from '../datastores/datastore.resolver.ts';
 import { DatasourceResolver } from '../ingestion/datasource.resolver.ts';
 import { DatasourceProblemResolver } from '../ingestion/problems.resolver.ts';
+import { ChunkResolver } from '../ingestion/chunk.resolver.ts';
+import { DatastoreUploadPathResolver } from '../datastores/upload-path.resolver.ts';
 import { AnswerResolver } from '../answers/answer.resolver.ts';
 import { ConversationResolver } from '../conversations/conversation.resolver.ts';
 import { FormResolver, FormSubmissionResolver } from '../forms/form.resolver.ts';
@@ -27,7 +29,7 @@ const authChecker: AuthChecker<Context> = ({ root, context }) => {
 export async function createSchema(): Promise<GraphQLSchema> {
   // Text PostgreSQL cannot store is refused on every argument, then malformed ids, before any resolver runs.
   return guardFields(await buildSchema({
-    resolvers: [AuthResolver, AgentResolver, DatastoreResolver, DatasourceResolver, AnswerResolver, ConversationResolver, FormResolver, FormSubmissionResolver, UniversalResolver, DatasourceProblemResolver, OrganizationResolver],
+    resolvers: [AuthResolver, AgentResolver, DatastoreResolver, DatasourceResolver, AnswerResolver, ConversationResolver, FormResolver, FormSubmissionResolver, UniversalResolver, DatasourceProblemResolver, OrganizationResolver, ChunkResolver, DatastoreUploadPathResolver],
     authChecker,
     // Our subscriptions bring their own iterators (the cross-process event bus); TypeGraphQL
     // still wants a PubSub to exist.

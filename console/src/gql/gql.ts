@@ -22,6 +22,27 @@ type Documents = {
     "\n  mutation DeleteAgent($id: ID!) {\n    deleteAgent(id: $id) {\n      id\n    }\n  }\n": typeof types.DeleteAgentDocument,
     "\n  query AgentList($after: String) {\n    agents(first: 50, after: $after) {\n      nodes {\n        id\n        name\n        handle\n        visibility\n        modelName\n      }\n      pageInfo {\n        endCursor\n        hasNextPage\n      }\n    }\n  }\n": typeof types.AgentListDocument,
     "\n  mutation CreateAgent($input: CreateAgentInput!) {\n    createAgent(input: $input) {\n      id\n    }\n  }\n": typeof types.CreateAgentDocument,
+    "\n  query DatasourcePage($id: ID!) {\n    datasource(id: $id) { id name type status chunkCount tokenCount size errorMessage datastoreId fileName mimeType config updatedAt }\n  }\n": typeof types.DatasourcePageDocument,
+    "\n  query ChunksPage($id: ID!, $first: Int!, $after: String) {\n    chunks(datasourceId: $id, first: $first, after: $after) {\n      nodes { id position page tokenCount section text }\n      pageInfo { endCursor hasNextPage }\n    }\n  }\n": typeof types.ChunksPageDocument,
+    "\n  fragment DatasourceRow on Datasource {\n    id name type status chunkCount size errorMessage updatedAt\n  }\n": typeof types.DatasourceRowFragmentDoc,
+    "\n  query DatastorePage($id: ID!) {\n    datastore(id: $id) { id name description visibility uploadPath embeddingModel chunkSize chunkOverlap createdAt }\n    datasources(datastoreId: $id, first: 100) {\n      nodes { ...DatasourceRow }\n      pageInfo { hasNextPage }\n    }\n    me { organization { crawlPageLimit } }\n  }\n": typeof types.DatastorePageDocument,
+    "\n  query DatasourceRow($id: ID!) {\n    datasource(id: $id) { ...DatasourceRow }\n  }\n": typeof types.DatasourceRowDocument,
+    "\n  subscription DatasourceStatusChanged($datastoreId: ID!) {\n    datasourceStatusChanged(datastoreId: $datastoreId) { id name type status chunkCount errorMessage at }\n  }\n": typeof types.DatasourceStatusChangedDocument,
+    "\n  mutation UpdateDatastore($id: ID!, $input: UpdateDatastoreInput!) {\n    updateDatastore(id: $id, input: $input) { id name description visibility }\n  }\n": typeof types.UpdateDatastoreDocument,
+    "\n  mutation DeleteDatastore($id: ID!) {\n    deleteDatastore(id: $id) { id }\n  }\n": typeof types.DeleteDatastoreDocument,
+    "\n  mutation CreateDatasource($input: CreateDatasourceInput!) {\n    createDatasource(input: $input) { ...DatasourceRow }\n  }\n": typeof types.CreateDatasourceDocument,
+    "\n  mutation ResyncDatasource($id: ID!) {\n    resyncDatasource(id: $id) { ...DatasourceRow }\n  }\n": typeof types.ResyncDatasourceDocument,
+    "\n  mutation DeleteDatasource($id: ID!) {\n    deleteDatasource(id: $id) { id }\n  }\n": typeof types.DeleteDatasourceDocument,
+    "\n  query SearchDatastore($id: ID!, $input: DatastoreQueryInput!) {\n    datastoreQuery(id: $id, input: $input) { datasource_id datasource_name source page score text }\n  }\n": typeof types.SearchDatastoreDocument,
+    "\n  query Datastores($after: String) {\n    datastores(first: 50, after: $after) {\n      nodes { id name description visibility createdAt updatedAt }\n      pageInfo { endCursor hasNextPage }\n    }\n  }\n": typeof types.DatastoresDocument,
+    "\n  mutation CreateDatastore($input: CreateDatastoreInput!) {\n    createDatastore(input: $input) { id }\n  }\n": typeof types.CreateDatastoreDocument,
+    "\n  query FormPage($id: ID!) {\n    form(id: $id) { id name intro published schema webhookUrl createdAt updatedAt }\n  }\n": typeof types.FormPageDocument,
+    "\n  query FormSubmissions($formId: ID!) {\n    formSubmissions(formId: $formId, first: 50) {\n      nodes { id status values skipped currentField createdAt completedAt webhookError }\n      pageInfo { hasNextPage }\n    }\n  }\n": typeof types.FormSubmissionsDocument,
+    "\n  mutation UpdateForm($id: ID!, $input: UpdateFormInput!) {\n    updateForm(id: $id, input: $input) { id name intro published schema webhookUrl createdAt updatedAt }\n  }\n": typeof types.UpdateFormDocument,
+    "\n  mutation DeleteForm($id: ID!) {\n    deleteForm(id: $id) { id }\n  }\n": typeof types.DeleteFormDocument,
+    "\n  mutation FormChat($formId: ID!, $input: FormChatInput!) {\n    formChat(formId: $formId, input: $input) { answer conversationId visitorId currentField isValid status values }\n  }\n": typeof types.FormChatDocument,
+    "\n  query Forms($after: String) {\n    forms(first: 50, after: $after) {\n      nodes { id name published updatedAt }\n      pageInfo { endCursor hasNextPage }\n    }\n  }\n": typeof types.FormsDocument,
+    "\n  mutation CreateForm($input: CreateFormInput!) {\n    createForm(input: $input) { form { id } webhookSecret }\n  }\n": typeof types.CreateFormDocument,
     "\n  query ApiKeys {\n    apiKeys {\n      id\n      name\n      prefix\n      createdAt\n      lastUsedAt\n      expiresAt\n      revokedAt\n      readOnly\n      agentIds\n      datastoreIds\n    }\n  }\n": typeof types.ApiKeysDocument,
     "\n  query KeyScopeChoices($agentsAfter: String, $datastoresAfter: String, $agents: Boolean!, $datastores: Boolean!) {\n    agents(first: 100, after: $agentsAfter) @include(if: $agents) {\n      nodes {\n        id\n        name\n      }\n      pageInfo {\n        endCursor\n        hasNextPage\n      }\n    }\n    datastores(first: 100, after: $datastoresAfter) @include(if: $datastores) {\n      nodes {\n        id\n        name\n      }\n      pageInfo {\n        endCursor\n        hasNextPage\n      }\n    }\n  }\n": typeof types.KeyScopeChoicesDocument,
     "\n  mutation CreateApiKey($input: CreateApiKeyInput!) {\n    createApiKey(input: $input) {\n      id\n      key\n    }\n  }\n": typeof types.CreateApiKeyDocument,
@@ -43,6 +64,27 @@ const documents: Documents = {
     "\n  mutation DeleteAgent($id: ID!) {\n    deleteAgent(id: $id) {\n      id\n    }\n  }\n": types.DeleteAgentDocument,
     "\n  query AgentList($after: String) {\n    agents(first: 50, after: $after) {\n      nodes {\n        id\n        name\n        handle\n        visibility\n        modelName\n      }\n      pageInfo {\n        endCursor\n        hasNextPage\n      }\n    }\n  }\n": types.AgentListDocument,
     "\n  mutation CreateAgent($input: CreateAgentInput!) {\n    createAgent(input: $input) {\n      id\n    }\n  }\n": types.CreateAgentDocument,
+    "\n  query DatasourcePage($id: ID!) {\n    datasource(id: $id) { id name type status chunkCount tokenCount size errorMessage datastoreId fileName mimeType config updatedAt }\n  }\n": types.DatasourcePageDocument,
+    "\n  query ChunksPage($id: ID!, $first: Int!, $after: String) {\n    chunks(datasourceId: $id, first: $first, after: $after) {\n      nodes { id position page tokenCount section text }\n      pageInfo { endCursor hasNextPage }\n    }\n  }\n": types.ChunksPageDocument,
+    "\n  fragment DatasourceRow on Datasource {\n    id name type status chunkCount size errorMessage updatedAt\n  }\n": types.DatasourceRowFragmentDoc,
+    "\n  query DatastorePage($id: ID!) {\n    datastore(id: $id) { id name description visibility uploadPath embeddingModel chunkSize chunkOverlap createdAt }\n    datasources(datastoreId: $id, first: 100) {\n      nodes { ...DatasourceRow }\n      pageInfo { hasNextPage }\n    }\n    me { organization { crawlPageLimit } }\n  }\n": types.DatastorePageDocument,
+    "\n  query DatasourceRow($id: ID!) {\n    datasource(id: $id) { ...DatasourceRow }\n  }\n": types.DatasourceRowDocument,
+    "\n  subscription DatasourceStatusChanged($datastoreId: ID!) {\n    datasourceStatusChanged(datastoreId: $datastoreId) { id name type status chunkCount errorMessage at }\n  }\n": types.DatasourceStatusChangedDocument,
+    "\n  mutation UpdateDatastore($id: ID!, $input: UpdateDatastoreInput!) {\n    updateDatastore(id: $id, input: $input) { id name description visibility }\n  }\n": types.UpdateDatastoreDocument,
+    "\n  mutation DeleteDatastore($id: ID!) {\n    deleteDatastore(id: $id) { id }\n  }\n": types.DeleteDatastoreDocument,
+    "\n  mutation CreateDatasource($input: CreateDatasourceInput!) {\n    createDatasource(input: $input) { ...DatasourceRow }\n  }\n": types.CreateDatasourceDocument,
+    "\n  mutation ResyncDatasource($id: ID!) {\n    resyncDatasource(id: $id) { ...DatasourceRow }\n  }\n": types.ResyncDatasourceDocument,
+    "\n  mutation DeleteDatasource($id: ID!) {\n    deleteDatasource(id: $id) { id }\n  }\n": types.DeleteDatasourceDocument,
+    "\n  query SearchDatastore($id: ID!, $input: DatastoreQueryInput!) {\n    datastoreQuery(id: $id, input: $input) { datasource_id datasource_name source page score text }\n  }\n": types.SearchDatastoreDocument,
+    "\n  query Datastores($after: String) {\n    datastores(first: 50, after: $after) {\n      nodes { id name description visibility createdAt updatedAt }\n      pageInfo { endCursor hasNextPage }\n    }\n  }\n": types.DatastoresDocument,
+    "\n  mutation CreateDatastore($input: CreateDatastoreInput!) {\n    createDatastore(input: $input) { id }\n  }\n": types.CreateDatastoreDocument,
+    "\n  query FormPage($id: ID!) {\n    form(id: $id) { id name intro published schema webhookUrl createdAt updatedAt }\n  }\n": types.FormPageDocument,
+    "\n  query FormSubmissions($formId: ID!) {\n    formSubmissions(formId: $formId, first: 50) {\n      nodes { id status values skipped currentField createdAt completedAt webhookError }\n      pageInfo { hasNextPage }\n    }\n  }\n": types.FormSubmissionsDocument,
+    "\n  mutation UpdateForm($id: ID!, $input: UpdateFormInput!) {\n    updateForm(id: $id, input: $input) { id name intro published schema webhookUrl createdAt updatedAt }\n  }\n": types.UpdateFormDocument,
+    "\n  mutation DeleteForm($id: ID!) {\n    deleteForm(id: $id) { id }\n  }\n": types.DeleteFormDocument,
+    "\n  mutation FormChat($formId: ID!, $input: FormChatInput!) {\n    formChat(formId: $formId, input: $input) { answer conversationId visitorId currentField isValid status values }\n  }\n": types.FormChatDocument,
+    "\n  query Forms($after: String) {\n    forms(first: 50, after: $after) {\n      nodes { id name published updatedAt }\n      pageInfo { endCursor hasNextPage }\n    }\n  }\n": types.FormsDocument,
+    "\n  mutation CreateForm($input: CreateFormInput!) {\n    createForm(input: $input) { form { id } webhookSecret }\n  }\n": types.CreateFormDocument,
     "\n  query ApiKeys {\n    apiKeys {\n      id\n      name\n      prefix\n      createdAt\n      lastUsedAt\n      expiresAt\n      revokedAt\n      readOnly\n      agentIds\n      datastoreIds\n    }\n  }\n": types.ApiKeysDocument,
     "\n  query KeyScopeChoices($agentsAfter: String, $datastoresAfter: String, $agents: Boolean!, $datastores: Boolean!) {\n    agents(first: 100, after: $agentsAfter) @include(if: $agents) {\n      nodes {\n        id\n        name\n      }\n      pageInfo {\n        endCursor\n        hasNextPage\n      }\n    }\n    datastores(first: 100, after: $datastoresAfter) @include(if: $datastores) {\n      nodes {\n        id\n        name\n      }\n      pageInfo {\n        endCursor\n        hasNextPage\n      }\n    }\n  }\n": types.KeyScopeChoicesDocument,
     "\n  mutation CreateApiKey($input: CreateApiKeyInput!) {\n    createApiKey(input: $input) {\n      id\n      key\n    }\n  }\n": types.CreateApiKeyDocument,
@@ -85,6 +127,90 @@ export function graphql(source: "\n  query AgentList($after: String) {\n    agen
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation CreateAgent($input: CreateAgentInput!) {\n    createAgent(input: $input) {\n      id\n    }\n  }\n"): typeof import('./graphql.ts').CreateAgentDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query DatasourcePage($id: ID!) {\n    datasource(id: $id) { id name type status chunkCount tokenCount size errorMessage datastoreId fileName mimeType config updatedAt }\n  }\n"): typeof import('./graphql.ts').DatasourcePageDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ChunksPage($id: ID!, $first: Int!, $after: String) {\n    chunks(datasourceId: $id, first: $first, after: $after) {\n      nodes { id position page tokenCount section text }\n      pageInfo { endCursor hasNextPage }\n    }\n  }\n"): typeof import('./graphql.ts').ChunksPageDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment DatasourceRow on Datasource {\n    id name type status chunkCount size errorMessage updatedAt\n  }\n"): typeof import('./graphql.ts').DatasourceRowFragmentDoc;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query DatastorePage($id: ID!) {\n    datastore(id: $id) { id name description visibility uploadPath embeddingModel chunkSize chunkOverlap createdAt }\n    datasources(datastoreId: $id, first: 100) {\n      nodes { ...DatasourceRow }\n      pageInfo { hasNextPage }\n    }\n    me { organization { crawlPageLimit } }\n  }\n"): typeof import('./graphql.ts').DatastorePageDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query DatasourceRow($id: ID!) {\n    datasource(id: $id) { ...DatasourceRow }\n  }\n"): typeof import('./graphql.ts').DatasourceRowDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription DatasourceStatusChanged($datastoreId: ID!) {\n    datasourceStatusChanged(datastoreId: $datastoreId) { id name type status chunkCount errorMessage at }\n  }\n"): typeof import('./graphql.ts').DatasourceStatusChangedDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UpdateDatastore($id: ID!, $input: UpdateDatastoreInput!) {\n    updateDatastore(id: $id, input: $input) { id name description visibility }\n  }\n"): typeof import('./graphql.ts').UpdateDatastoreDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DeleteDatastore($id: ID!) {\n    deleteDatastore(id: $id) { id }\n  }\n"): typeof import('./graphql.ts').DeleteDatastoreDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateDatasource($input: CreateDatasourceInput!) {\n    createDatasource(input: $input) { ...DatasourceRow }\n  }\n"): typeof import('./graphql.ts').CreateDatasourceDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ResyncDatasource($id: ID!) {\n    resyncDatasource(id: $id) { ...DatasourceRow }\n  }\n"): typeof import('./graphql.ts').ResyncDatasourceDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DeleteDatasource($id: ID!) {\n    deleteDatasource(id: $id) { id }\n  }\n"): typeof import('./graphql.ts').DeleteDatasourceDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query SearchDatastore($id: ID!, $input: DatastoreQueryInput!) {\n    datastoreQuery(id: $id, input: $input) { datasource_id datasource_name source page score text }\n  }\n"): typeof import('./graphql.ts').SearchDatastoreDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Datastores($after: String) {\n    datastores(first: 50, after: $after) {\n      nodes { id name description visibility createdAt updatedAt }\n      pageInfo { endCursor hasNextPage }\n    }\n  }\n"): typeof import('./graphql.ts').DatastoresDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateDatastore($input: CreateDatastoreInput!) {\n    createDatastore(input: $input) { id }\n  }\n"): typeof import('./graphql.ts').CreateDatastoreDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query FormPage($id: ID!) {\n    form(id: $id) { id name intro published schema webhookUrl createdAt updatedAt }\n  }\n"): typeof import('./graphql.ts').FormPageDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query FormSubmissions($formId: ID!) {\n    formSubmissions(formId: $formId, first: 50) {\n      nodes { id status values skipped currentField createdAt completedAt webhookError }\n      pageInfo { hasNextPage }\n    }\n  }\n"): typeof import('./graphql.ts').FormSubmissionsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UpdateForm($id: ID!, $input: UpdateFormInput!) {\n    updateForm(id: $id, input: $input) { id name intro published schema webhookUrl createdAt updatedAt }\n  }\n"): typeof import('./graphql.ts').UpdateFormDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DeleteForm($id: ID!) {\n    deleteForm(id: $id) { id }\n  }\n"): typeof import('./graphql.ts').DeleteFormDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation FormChat($formId: ID!, $input: FormChatInput!) {\n    formChat(formId: $formId, input: $input) { answer conversationId visitorId currentField isValid status values }\n  }\n"): typeof import('./graphql.ts').FormChatDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Forms($after: String) {\n    forms(first: 50, after: $after) {\n      nodes { id name published updatedAt }\n      pageInfo { endCursor hasNextPage }\n    }\n  }\n"): typeof import('./graphql.ts').FormsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateForm($input: CreateFormInput!) {\n    createForm(input: $input) { form { id } webhookSecret }\n  }\n"): typeof import('./graphql.ts').CreateFormDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

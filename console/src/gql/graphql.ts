@@ -37,6 +37,86 @@ export type CreateApiKeyInput = {
   readOnly?: boolean | null | undefined;
 };
 
+/** A web page, a web site or a raw text document. Files go through createUploadLink or the REST upload paths. */
+export type CreateDatasourceInput = {
+  /** web_page: {source_url}; web_site: {sitemap} or {source_url}. */
+  config?: Record<string, unknown> | null | undefined;
+  /** Your own id, for filtering queries (multi-tenant set-ups). */
+  customId?: string | null | undefined;
+  datastoreId: string | number;
+  metadata?: Record<string, unknown> | null | undefined;
+  name?: string | null | undefined;
+  /** web_page and web_site: none (default), daily, weekly or a five-field cron expression (UTC) to fetch it again on. */
+  resyncSchedule?: string | null | undefined;
+  /** The text of a `text` document. */
+  text?: string | null | undefined;
+  type: DatasourceType;
+};
+
+export type CreateDatastoreInput = {
+  /** Origins (scheme://host[:port], at most 50) whose web pages may call it; empty or null = any origin. */
+  allowedOrigins?: Array<string> | null | undefined;
+  /** Characters shared by neighbouring chunks, 0 to 4,000 (default 200). */
+  chunkOverlap?: number | null | undefined;
+  /** Characters per chunk, 100 to 8,000 (default 1,000). */
+  chunkSize?: number | null | undefined;
+  description?: string | null | undefined;
+  name: string;
+  /** When to fetch all its web_page and web_site datasources again: none (default), daily, weekly or a five-field cron expression (UTC). */
+  resyncSchedule?: string | null | undefined;
+  visibility?: Visibility | null | undefined;
+};
+
+export type CreateFormInput = {
+  intro?: string | null | undefined;
+  name: string;
+  /** Default false: the chat answers 404 until the form is published. */
+  published?: boolean | null | undefined;
+  /** JSON Schema draft 2020-12: type object, properties (one question each), required. */
+  schema: Record<string, unknown>;
+  /** http(s) address that receives completed submissions. */
+  webhookUrl?: string | null | undefined;
+};
+
+export type DatasourceStatus =
+  | 'error'
+  | 'pending'
+  | 'running'
+  | 'synched'
+  | 'unsynched'
+  | 'usage_limit_reached';
+
+/** file, web_page and web_site as in the REST interface; text for raw text documents. */
+export type DatasourceType =
+  | 'file'
+  | 'text'
+  | 'web_page'
+  | 'web_site';
+
+export type DatastoreQueryInput = {
+  filters?: QueryFilters | null | undefined;
+  /** Only fragments scoring at least this (0 to 1; see QueryResult.score). */
+  minScore?: number | null | undefined;
+  query: string;
+  /** 1 to 100; default 5. */
+  topK?: number | null | undefined;
+};
+
+export type FormChatInput = {
+  /** Continue this conversation of the form; absent: a new one. */
+  conversationId?: string | number | null | undefined;
+  /** The visitor's message. */
+  query: string;
+  /** REST only: answer as server-sent events. */
+  streaming?: boolean | null | undefined;
+  /** Absent: a new visitor id is made. */
+  visitorId?: string | null | undefined;
+};
+
+export type FormSubmissionStatus =
+  | 'completed'
+  | 'in_progress';
+
 export type LoginInput = {
   email: string;
   password: string;
@@ -58,6 +138,13 @@ export type ModelName =
 export type PromptType =
   | 'customer_support'
   | 'raw';
+
+export type QueryFilters = {
+  /** Only fragments of datasources with these custom ids. */
+  custom_ids?: Array<string> | null | undefined;
+  /** Only fragments of these datasources. */
+  datasource_ids?: Array<string> | null | undefined;
+};
 
 export type SignUpInput = {
   email: string;
@@ -83,6 +170,30 @@ export type UpdateAgentInput = {
   temperature?: number | null | undefined;
   userPrompt?: string | null | undefined;
   visibility?: Visibility | null | undefined;
+};
+
+export type UpdateDatastoreInput = {
+  /** Replaces the allowed origins when given (scheme://host[:port], at most 50); [] = any origin. */
+  allowedOrigins?: Array<string> | null | undefined;
+  /** Characters shared by neighbouring chunks, 0 to 4,000 (default 200). */
+  chunkOverlap?: number | null | undefined;
+  /** Characters per chunk, 100 to 8,000 (default 1,000). */
+  chunkSize?: number | null | undefined;
+  description?: string | null | undefined;
+  /** Changes the embedding model: `local` (the shipped model) or a model name of the configured embeddings endpoint. Every chunk is re-embedded in the background (pendingEmbeddingModel, reembedProgress); queries use the old vectors until all are done. The model in use cancels a change under way. */
+  embeddingModel?: string | null | undefined;
+  name?: string | null | undefined;
+  /** none, daily, weekly or a five-field cron expression (UTC) for all its web datasources. */
+  resyncSchedule?: string | null | undefined;
+  visibility?: Visibility | null | undefined;
+};
+
+export type UpdateFormInput = {
+  intro?: string | null | undefined;
+  name?: string | null | undefined;
+  published?: boolean | null | undefined;
+  schema?: Record<string, unknown> | null | undefined;
+  webhookUrl?: string | null | undefined;
 };
 
 export type Visibility =
@@ -136,6 +247,154 @@ export type CreateAgentMutationVariables = Exact<{
 
 
 export type CreateAgentMutation = { createAgent: { id: string } };
+
+export type DatasourcePageQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DatasourcePageQuery = { datasource: { id: string, name: string, type: DatasourceType, status: DatasourceStatus, chunkCount: number, tokenCount: number, size: number | null, errorMessage: string | null, datastoreId: string, fileName: string | null, mimeType: string | null, config: Record<string, unknown>, updatedAt: string } };
+
+export type ChunksPageQueryVariables = Exact<{
+  id: string | number;
+  first: number;
+  after?: string | null | undefined;
+}>;
+
+
+export type ChunksPageQuery = { chunks: { nodes: Array<{ id: string, position: number, page: number | null, tokenCount: number, section: string | null, text: string }>, pageInfo: { endCursor: string | null, hasNextPage: boolean } } };
+
+export type DatasourceRowFragment = { id: string, name: string, type: DatasourceType, status: DatasourceStatus, chunkCount: number, size: number | null, errorMessage: string | null, updatedAt: string };
+
+export type DatastorePageQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DatastorePageQuery = { datastore: { id: string, name: string, description: string, visibility: Visibility, uploadPath: string, embeddingModel: string, chunkSize: number, chunkOverlap: number, createdAt: string }, datasources: { nodes: Array<{ id: string, name: string, type: DatasourceType, status: DatasourceStatus, chunkCount: number, size: number | null, errorMessage: string | null, updatedAt: string }>, pageInfo: { hasNextPage: boolean } }, me: { organization: { crawlPageLimit: number } } };
+
+export type DatasourceRowQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DatasourceRowQuery = { datasource: { id: string, name: string, type: DatasourceType, status: DatasourceStatus, chunkCount: number, size: number | null, errorMessage: string | null, updatedAt: string } };
+
+export type DatasourceStatusChangedSubscriptionVariables = Exact<{
+  datastoreId: string | number;
+}>;
+
+
+export type DatasourceStatusChangedSubscription = { datasourceStatusChanged: { id: string, name: string, type: DatasourceType, status: DatasourceStatus, chunkCount: number, errorMessage: string | null, at: string } };
+
+export type UpdateDatastoreMutationVariables = Exact<{
+  id: string | number;
+  input: UpdateDatastoreInput;
+}>;
+
+
+export type UpdateDatastoreMutation = { updateDatastore: { id: string, name: string, description: string, visibility: Visibility } };
+
+export type DeleteDatastoreMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DeleteDatastoreMutation = { deleteDatastore: { id: string } };
+
+export type CreateDatasourceMutationVariables = Exact<{
+  input: CreateDatasourceInput;
+}>;
+
+
+export type CreateDatasourceMutation = { createDatasource: { id: string, name: string, type: DatasourceType, status: DatasourceStatus, chunkCount: number, size: number | null, errorMessage: string | null, updatedAt: string } };
+
+export type ResyncDatasourceMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type ResyncDatasourceMutation = { resyncDatasource: { id: string, name: string, type: DatasourceType, status: DatasourceStatus, chunkCount: number, size: number | null, errorMessage: string | null, updatedAt: string } };
+
+export type DeleteDatasourceMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DeleteDatasourceMutation = { deleteDatasource: { id: string } };
+
+export type SearchDatastoreQueryVariables = Exact<{
+  id: string | number;
+  input: DatastoreQueryInput;
+}>;
+
+
+export type SearchDatastoreQuery = { datastoreQuery: Array<{ datasource_id: string, datasource_name: string, source: string, page: number | null, score: number, text: string }> };
+
+export type DatastoresQueryVariables = Exact<{
+  after?: string | null | undefined;
+}>;
+
+
+export type DatastoresQuery = { datastores: { nodes: Array<{ id: string, name: string, description: string, visibility: Visibility, createdAt: string, updatedAt: string }>, pageInfo: { endCursor: string | null, hasNextPage: boolean } } };
+
+export type CreateDatastoreMutationVariables = Exact<{
+  input: CreateDatastoreInput;
+}>;
+
+
+export type CreateDatastoreMutation = { createDatastore: { id: string } };
+
+export type FormPageQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type FormPageQuery = { form: { id: string, name: string, intro: string, published: boolean, schema: Record<string, unknown>, webhookUrl: string | null, createdAt: string, updatedAt: string } };
+
+export type FormSubmissionsQueryVariables = Exact<{
+  formId: string | number;
+}>;
+
+
+export type FormSubmissionsQuery = { formSubmissions: { nodes: Array<{ id: string, status: FormSubmissionStatus, values: Record<string, unknown>, skipped: Array<string>, currentField: string | null, createdAt: string, completedAt: string | null, webhookError: string | null }>, pageInfo: { hasNextPage: boolean } } };
+
+export type UpdateFormMutationVariables = Exact<{
+  id: string | number;
+  input: UpdateFormInput;
+}>;
+
+
+export type UpdateFormMutation = { updateForm: { id: string, name: string, intro: string, published: boolean, schema: Record<string, unknown>, webhookUrl: string | null, createdAt: string, updatedAt: string } };
+
+export type DeleteFormMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type DeleteFormMutation = { deleteForm: { id: string } };
+
+export type FormChatMutationVariables = Exact<{
+  formId: string | number;
+  input: FormChatInput;
+}>;
+
+
+export type FormChatMutation = { formChat: { answer: string, conversationId: string, visitorId: string, currentField: string | null, isValid: boolean, status: FormSubmissionStatus, values: Record<string, unknown> } };
+
+export type FormsQueryVariables = Exact<{
+  after?: string | null | undefined;
+}>;
+
+
+export type FormsQuery = { forms: { nodes: Array<{ id: string, name: string, published: boolean, updatedAt: string }>, pageInfo: { endCursor: string | null, hasNextPage: boolean } } };
+
+export type CreateFormMutationVariables = Exact<{
+  input: CreateFormInput;
+}>;
+
+
+export type CreateFormMutation = { createForm: { webhookSecret: string, form: { id: string } } };
 
 export type ApiKeysQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -232,7 +491,18 @@ export class TypedDocumentString<TResult, TVariables>
     return this.value;
   }
 }
-
+export const DatasourceRowFragmentDoc = new TypedDocumentString(`
+    fragment DatasourceRow on Datasource {
+  id
+  name
+  type
+  status
+  chunkCount
+  size
+  errorMessage
+  updatedAt
+}
+    `, {"fragmentName":"DatasourceRow"}) as unknown as TypedDocumentString<DatasourceRowFragment, unknown>;
 export const UsageSummaryDocument = new TypedDocumentString(`
     query UsageSummary {
   me {
@@ -331,6 +601,295 @@ export const CreateAgentDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<CreateAgentMutation, CreateAgentMutationVariables>;
+export const DatasourcePageDocument = new TypedDocumentString(`
+    query DatasourcePage($id: ID!) {
+  datasource(id: $id) {
+    id
+    name
+    type
+    status
+    chunkCount
+    tokenCount
+    size
+    errorMessage
+    datastoreId
+    fileName
+    mimeType
+    config
+    updatedAt
+  }
+}
+    `) as unknown as TypedDocumentString<DatasourcePageQuery, DatasourcePageQueryVariables>;
+export const ChunksPageDocument = new TypedDocumentString(`
+    query ChunksPage($id: ID!, $first: Int!, $after: String) {
+  chunks(datasourceId: $id, first: $first, after: $after) {
+    nodes {
+      id
+      position
+      page
+      tokenCount
+      section
+      text
+    }
+    pageInfo {
+      endCursor
+      hasNextPage
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<ChunksPageQuery, ChunksPageQueryVariables>;
+export const DatastorePageDocument = new TypedDocumentString(`
+    query DatastorePage($id: ID!) {
+  datastore(id: $id) {
+    id
+    name
+    description
+    visibility
+    uploadPath
+    embeddingModel
+    chunkSize
+    chunkOverlap
+    createdAt
+  }
+  datasources(datastoreId: $id, first: 100) {
+    nodes {
+      ...DatasourceRow
+    }
+    pageInfo {
+      hasNextPage
+    }
+  }
+  me {
+    organization {
+      crawlPageLimit
+    }
+  }
+}
+    fragment DatasourceRow on Datasource {
+  id
+  name
+  type
+  status
+  chunkCount
+  size
+  errorMessage
+  updatedAt
+}`) as unknown as TypedDocumentString<DatastorePageQuery, DatastorePageQueryVariables>;
+export const DatasourceRowDocument = new TypedDocumentString(`
+    query DatasourceRow($id: ID!) {
+  datasource(id: $id) {
+    ...DatasourceRow
+  }
+}
+    fragment DatasourceRow on Datasource {
+  id
+  name
+  type
+  status
+  chunkCount
+  size
+  errorMessage
+  updatedAt
+}`) as unknown as TypedDocumentString<DatasourceRowQuery, DatasourceRowQueryVariables>;
+export const DatasourceStatusChangedDocument = new TypedDocumentString(`
+    subscription DatasourceStatusChanged($datastoreId: ID!) {
+  datasourceStatusChanged(datastoreId: $datastoreId) {
+    id
+    name
+    type
+    status
+    chunkCount
+    errorMessage
+    at
+  }
+}
+    `) as unknown as TypedDocumentString<DatasourceStatusChangedSubscription, DatasourceStatusChangedSubscriptionVariables>;
+export const UpdateDatastoreDocument = new TypedDocumentString(`
+    mutation UpdateDatastore($id: ID!, $input: UpdateDatastoreInput!) {
+  updateDatastore(id: $id, input: $input) {
+    id
+    name
+    description
+    visibility
+  }
+}
+    `) as unknown as TypedDocumentString<UpdateDatastoreMutation, UpdateDatastoreMutationVariables>;
+export const DeleteDatastoreDocument = new TypedDocumentString(`
+    mutation DeleteDatastore($id: ID!) {
+  deleteDatastore(id: $id) {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<DeleteDatastoreMutation, DeleteDatastoreMutationVariables>;
+export const CreateDatasourceDocument = new TypedDocumentString(`
+    mutation CreateDatasource($input: CreateDatasourceInput!) {
+  createDatasource(input: $input) {
+    ...DatasourceRow
+  }
+}
+    fragment DatasourceRow on Datasource {
+  id
+  name
+  type
+  status
+  chunkCount
+  size
+  errorMessage
+  updatedAt
+}`) as unknown as TypedDocumentString<CreateDatasourceMutation, CreateDatasourceMutationVariables>;
+export const ResyncDatasourceDocument = new TypedDocumentString(`
+    mutation ResyncDatasource($id: ID!) {
+  resyncDatasource(id: $id) {
+    ...DatasourceRow
+  }
+}
+    fragment DatasourceRow on Datasource {
+  id
+  name
+  type
+  status
+  chunkCount
+  size
+  errorMessage
+  updatedAt
+}`) as unknown as TypedDocumentString<ResyncDatasourceMutation, ResyncDatasourceMutationVariables>;
+export const DeleteDatasourceDocument = new TypedDocumentString(`
+    mutation DeleteDatasource($id: ID!) {
+  deleteDatasource(id: $id) {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<DeleteDatasourceMutation, DeleteDatasourceMutationVariables>;
+export const SearchDatastoreDocument = new TypedDocumentString(`
+    query SearchDatastore($id: ID!, $input: DatastoreQueryInput!) {
+  datastoreQuery(id: $id, input: $input) {
+    datasource_id
+    datasource_name
+    source
+    page
+    score
+    text
+  }
+}
+    `) as unknown as TypedDocumentString<SearchDatastoreQuery, SearchDatastoreQueryVariables>;
+export const DatastoresDocument = new TypedDocumentString(`
+    query Datastores($after: String) {
+  datastores(first: 50, after: $after) {
+    nodes {
+      id
+      name
+      description
+      visibility
+      createdAt
+      updatedAt
+    }
+    pageInfo {
+      endCursor
+      hasNextPage
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<DatastoresQuery, DatastoresQueryVariables>;
+export const CreateDatastoreDocument = new TypedDocumentString(`
+    mutation CreateDatastore($input: CreateDatastoreInput!) {
+  createDatastore(input: $input) {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<CreateDatastoreMutation, CreateDatastoreMutationVariables>;
+export const FormPageDocument = new TypedDocumentString(`
+    query FormPage($id: ID!) {
+  form(id: $id) {
+    id
+    name
+    intro
+    published
+    schema
+    webhookUrl
+    createdAt
+    updatedAt
+  }
+}
+    `) as unknown as TypedDocumentString<FormPageQuery, FormPageQueryVariables>;
+export const FormSubmissionsDocument = new TypedDocumentString(`
+    query FormSubmissions($formId: ID!) {
+  formSubmissions(formId: $formId, first: 50) {
+    nodes {
+      id
+      status
+      values
+      skipped
+      currentField
+      createdAt
+      completedAt
+      webhookError
+    }
+    pageInfo {
+      hasNextPage
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<FormSubmissionsQuery, FormSubmissionsQueryVariables>;
+export const UpdateFormDocument = new TypedDocumentString(`
+    mutation UpdateForm($id: ID!, $input: UpdateFormInput!) {
+  updateForm(id: $id, input: $input) {
+    id
+    name
+    intro
+    published
+    schema
+    webhookUrl
+    createdAt
+    updatedAt
+  }
+}
+    `) as unknown as TypedDocumentString<UpdateFormMutation, UpdateFormMutationVariables>;
+export const DeleteFormDocument = new TypedDocumentString(`
+    mutation DeleteForm($id: ID!) {
+  deleteForm(id: $id) {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<DeleteFormMutation, DeleteFormMutationVariables>;
+export const FormChatDocument = new TypedDocumentString(`
+    mutation FormChat($formId: ID!, $input: FormChatInput!) {
+  formChat(formId: $formId, input: $input) {
+    answer
+    conversationId
+    visitorId
+    currentField
+    isValid
+    status
+    values
+  }
+}
+    `) as unknown as TypedDocumentString<FormChatMutation, FormChatMutationVariables>;
+export const FormsDocument = new TypedDocumentString(`
+    query Forms($after: String) {
+  forms(first: 50, after: $after) {
+    nodes {
+      id
+      name
+      published
+      updatedAt
+    }
+    pageInfo {
+      endCursor
+      hasNextPage
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<FormsQuery, FormsQueryVariables>;
+export const CreateFormDocument = new TypedDocumentString(`
+    mutation CreateForm($input: CreateFormInput!) {
+  createForm(input: $input) {
+    form {
+      id
+    }
+    webhookSecret
+  }
+}
+    `) as unknown as TypedDocumentString<CreateFormMutation, CreateFormMutationVariables>;
 export const ApiKeysDocument = new TypedDocumentString(`
     query ApiKeys {
   apiKeys {

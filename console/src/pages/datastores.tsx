@@ -1,0 +1,184 @@
+import { useEffect, useState } from 'preact/hooks';
+import '../data-ui/data.css';
+import { FieldError, formatDate, invalidProps, problemOf, type Problem } from '../data-ui/ui.tsx';
+import { graphql } from '../gql/index.ts';
+import type { DatastoresQuery, Visibility } from '../gql/graphql.ts';
+import { request } from '../graphql.ts';
+import { navigate } from '../router.ts';
+
+const DatastoresDocument = graphql(`
+  query Datastores($after: String) {
+    datastores(first: 50, after: $after) {
+      nodes { id name description visibility createdAt updatedAt }
+      pageInfo { endCursor hasNextPage }
+    }
+  }
+`);
+
+const CreateDatastoreDocument = graphql(`
+  mutation CreateDatastore($input: CreateDatastoreInput!) {
+    createDatastore(input: $input) { id }
+  }
+`);
+
+type Row = DatastoresQuery['datastores']['nodes'][number];
+
+const CREATE_FIELDS = ['name', 'description', 'chunkSize', 'chunkOverlap', 'allowedOrigins', 'resyncSchedule'];
+
+/** The organization's datastores, and a form to create one. */
+export function Datastores() {
+  const [rows, setRows] = useState<Row[] | null>(null);
+  const [next, setNext] = useState<string | null>(null);
+  const [loadProblem, setLoadProblem] = useState<Problem | null>(null);
+
+  async function load(after: string | null) {
+    try {
+      const { datastores } = await request(DatastoresDocument, { after });
+      setRows((old) => [...(after ? (old ?? []) : []), ...datastores.nodes]);
+      setNext(datastores.pageInfo.hasNextPage ? datastores.pageInfo.endCursor : null);
+    } catch (err) {
+      setLoadProblem(problemOf(err));
+    }
+  }
+  useEffect(() => void load(null), []);
+
+  return (
+    <section>
+      <h1>Datastores</h1>
+      {loadProblem && (
+        <p role="alert" class="error">
+          {loadProblem.message}
+        </p>
+      )}
+      {rows === null ? (
+        <p aria-busy="true">Loading datastores…</p>
+      ) : rows.length === 0 ? (
+        <p class="muted">No datastore yet: create the first one below.</p>
+      ) : (
+        <div class="scroll">
+          <table>
+            <caption class="muted">The organization's datastores, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Description</th>
+                <th scope="col">Visibility</th>
+                <th scope="col">Created</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((d) => (
+                <tr key={d.id}>
+                  <td>
+                    <a href={`#/datastores/${d.id}`}>{d.name}</a>
+                  </td>
+                  <td>{d.description}</td>
+                  <td>
+                    <span class="badge">{d.visibility}</span>
+                  </td>
+                  <td>{formatDate(d.createdAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {next && (
+        <button type="button" class="secondary" onClick={() => void load(next)}>
+          More datastores
+        </button>
+      )}
+      <CreateDatastore />
+    </section>
+  );
+}
+
+function CreateDatastore() {
+  const [problem, setProblem] = useState<Problem | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  async function onSubmit(event: SubmitEvent) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget as HTMLFormElement);
+    const text = (name: string) => String(form.get(name) ?? '').trim();
+    const int = (name: string) => (text(name) === '' ? undefined : Number(text(name)));
+    const origins = text('allowedOrigins')
+      .split(/\s+/)
+      .filter(Boolean);
+    setBusy(true);
+    setProblem(null);
+    try {
+      const { createDatastore } = await request(CreateDatastoreDocument, {
+        input: {
+          name: text('name'),
+          description: text('description'),
+          visibility: text('visibility') as Visibility,
+          chunkSize: int('chunkSize'),
+          chunkOverlap: int('chunkOverlap'),
+          allowedOrigins: origins.length ? origins : undefined,
+          resyncSchedule: text('resyncSchedule') || undefined,
+        },
+      });
+      navigate(`/datastores/${createDatastore.id}`);
+    } catch (err) {
+      setProblem(problemOf(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const field = (name: string) => invalidProps(problem, name, `create-${name}-error`);
+  return (
+    <article>
+      <h2>New datastore</h2>
+      <form onSubmit={onSubmit}>
+        <label>
+          Name
+          <input name="name" required {...field('name')} />
+        </label>
+        <FieldError problem={problem} field="name" id="create-name-error" />
+        <label>
+          Description
+          <input name="description" {...field('description')} />
+        </label>
+        <FieldError problem={problem} field="description" id="create-description-error" />
+        <label>
+          Visibility
+          <select name="visibility" {...field('visibility')}>
+            <option value="private">Private: the organization only</option>
+            <option value="public">Public: anyone may search it</option>
+          </select>
+        </label>
+        <details>
+          <summary>More settings</summary>
+          <div class="grid">
+            <label>
+              Characters per chunk
+              <input name="chunkSize" type="number" min={100} max={8000} placeholder="1000" {...field('chunkSize')} />
+              <FieldError problem={problem} field="chunkSize" id="create-chunkSize-error" />
+            </label>
+            <label>
+              Characters shared by neighbouring chunks
+              <input name="chunkOverlap" type="number" min={0} max={4000} placeholder="200" {...field('chunkOverlap')} />
+              <FieldError problem={problem} field="chunkOverlap" id="create-chunkOverlap-error" />
+            </label>
+          </div>
+          <label>
+            Allowed origins (one per line; empty: any)
+            <textarea name="allowedOrigins" rows={2} placeholder="https://www.example.com" {...field('allowedOrigins')} />
+          </label>
+          <FieldError problem={problem} field="allowedOrigins" id="create-allowedOrigins-error" />
+          <label>
+            Re-sync web pages (none, daily, weekly or a cron expression)
+            <input name="resyncSchedule" placeholder="none" {...field('resyncSchedule')} />
+          </label>
+          <FieldError problem={problem} field="resyncSchedule" id="create-resyncSchedule-error" />
+        </details>
+        <FieldError problem={problem} field={null} known={CREATE_FIELDS} id="create-error" />
+        <button type="submit" aria-busy={busy} disabled={busy}>
+          Create datastore
+        </button>
+      </form>
+    </article>
+  );
+}
