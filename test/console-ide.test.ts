@@ -152,7 +152,10 @@ describe('in a browser', () => {
     const { page, context } = watched;
     try {
       await signUpIn(page, app.url, 'Graph Works');
-      await page.goto(`${app.url}/graphql`);
+      // From the console's navigation, as a person finds it.
+      await page.goto(`${app.url}/`);
+      await page.getByRole('link', { name: 'GraphQL IDE' }).click();
+      await page.waitForURL(`${app.url}/graphql`);
       await waitForEditors(page);
       // The schema arrived: the documentation explorer lists the root types.
       await page.getByRole('button', { name: /documentation explorer/i }).click();
@@ -195,12 +198,11 @@ describe('in a browser', () => {
       await page.goto(`${app.url}/graphql?query=${encodeURIComponent(operation)}`);
       await waitForEditors(page);
       // GraphiQL shows each event in turn in the response pane: keep every version the page draws.
-      await page.evaluate(() => {
-        const seen: string[] = [];
-        (globalThis as unknown as { seen: string[] }).seen = seen;
-        const pane = document.querySelector('.graphiql-response')!;
-        new MutationObserver(() => seen.push((pane as HTMLElement).innerText)).observe(pane, { subtree: true, childList: true, characterData: true });
-      });
+      await page.evaluate(`{
+        const seen = (globalThis.seen = []);
+        const pane = document.querySelector('.graphiql-response');
+        new MutationObserver(() => seen.push(pane.innerText)).observe(pane, { subtree: true, childList: true, characterData: true });
+      }`);
       const streams: string[] = [];
       page.on('request', (r) => void (r.url().endsWith('/graphql/stream') && streams.push(r.method())));
       await page.getByRole('button', { name: /execute query/i }).click();
