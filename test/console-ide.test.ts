@@ -173,6 +173,9 @@ describe('in a browser', () => {
       const agents = await page.request.post(`${app.url}/graphql`, { data: { query: '{ agents { nodes { name } } }' } });
       expect(((await agents.json()) as { data: { agents: { nodes: { name: string }[] } } }).data.agents.nodes.map((a) => a.name)).toContain('From the IDE');
 
+      // Laid out as a person would keep it, for the README's picture.
+      await page.getByRole('button', { name: /prettify/i }).click();
+      await page.locator('.graphiql-query-editor .view-line').nth(2).waitFor();
       await screenshot(page, 'graphiql');
       expect(await ourAccessibilityProblems(page)).toEqual([]);
       expectClean(watched);
