@@ -8,7 +8,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import preact from '@preact/preset-vite';
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 
@@ -16,7 +16,8 @@ export default defineConfig({
   root,
   base: '/',
   publicDir: false,
-  plugins: [preact({ prefreshEnabled: false, devToolsEnabled: false })],
+  // No react -> preact/compat aliases: the GraphQL IDE (ide.html) runs GraphiQL on React itself.
+  plugins: [preact({ prefreshEnabled: false, devToolsEnabled: false, reactAliasesEnabled: false }), quietUseNoMemo()],
   build: {
     outDir: 'dist',
     emptyOutDir: true,
@@ -26,10 +27,39 @@ export default defineConfig({
     modulePreload: { polyfill: false },
     reportCompressedSize: true,
     sourcemap: false,
+    // GraphiQL with Monaco is megabytes; it loads on its own page only (see test/console-size.test.ts).
+    chunkSizeWarningLimit: 5000,
     rollupOptions: {
       input: {
         console: `${root}index.html`,
+        // The GraphQL IDE at GET /graphql: its own entry, so none of it loads on the console's pages.
+        ide: `${root}ide.html`,
       },
     },
   },
 });
+
+/**
+ * GraphiQL's modules start with React Compiler's "use no memo", which only React Compiler reads:
+ * the bundler's warning that it drops them says nothing to act on. Wraps the preset's own filter.
+ */
+function quietUseNoMemo(): Plugin {
+  return {
+    name: 'quiet-use-no-memo',
+    enforce: 'post',
+    config(config) {
+      const inner = config.build?.rollupOptions?.onwarn;
+      return {
+        build: {
+          rollupOptions: {
+            onwarn(warning, warn) {
+              if (warning.code === 'MODULE_LEVEL_DIRECTIVE' && warning.message.includes('use no memo')) return;
+              if (inner) inner(warning, warn);
+              else warn(warning);
+            },
+          },
+        },
+      };
+    },
+  };
+}

@@ -2,6 +2,7 @@
 import http, { type IncomingMessage } from 'node:http';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type Request, type Response } from 'express';
 import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
@@ -169,6 +170,8 @@ export async function createApp(opts: {
     parseOptions: parseOptions(budgets),
     plugins: [
       ApolloServerPluginDrainHttpServer({ httpServer: server }),
+      // Apollo's landing page loads its sandbox from Apollo's CDN; GET /graphql from a browser is our own IDE (src/http/console.ts).
+      ApolloServerPluginLandingPageDisabled(),
       ...(metrics ? [graphqlMetricsPlugin(metrics)] : []),
       budgetPlugin(budgets, { introspection: config.introspection }),
       {

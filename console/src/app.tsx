@@ -49,6 +49,9 @@ export function App() {
                 </li>
               ))}
             <li>
+              <a href="/graphql">GraphQL IDE</a>
+            </li>
+            <li>
               <span class="muted">{me.user?.email ?? me.organization.name}</span>
             </li>
             <li>

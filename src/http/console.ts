@@ -31,8 +31,44 @@ export interface ConsolePage {
   csp?: string | ((req: IncomingMessage) => string | Promise<string>);
 }
 
+/**
+ * The GraphQL IDE's policy: the console's, plus what GraphiQL and Monaco need and no more.
+ * - style-src 'unsafe-inline': Monaco writes its theme and each editor's layout into <style>
+ *   elements it creates at run time, and GraphiQL's dialogs (Radix) add one too; no script can
+ *   come of it (script-src stays 'self').
+ * - font-src data:: Monaco's and GraphiQL's icon font (codicon) is a data: URL inside their CSS.
+ * - worker-src 'self': Monaco's language workers are files of this build (no blob: workers).
+ * No 'unsafe-eval': neither needs it.
+ */
+export const IDE_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; worker-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+/**
+ * Whether the client prefers an HTML page to JSON: a browser's address bar, not a GraphQL client's
+ * GET (`application/json`, `application/graphql-response+json`, or `*\/*` as curl sends). Quality
+ * values decide; a type named exactly beats a wildcard at the same quality.
+ */
+export function prefersHtml(accept: string | undefined): boolean {
+  let html = 0;
+  let json = 0;
+  for (const part of (accept ?? '').split(',')) {
+    const [type = '', ...params] = part.trim().toLowerCase().split(';');
+    const qParam = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    const q = qParam ? Number(qParam.slice(2)) : 1;
+    if (!Number.isFinite(q)) continue;
+    if (type === 'text/html') html = Math.max(html, q);
+    else if (type === 'application/json' || type === 'application/graphql-response+json') json = Math.max(json, q);
+    else if (type === '*/*' || type === 'application/*') json = Math.max(json, q - 0.0001);
+  }
+  return html > 0 && html > json;
+}
+
 /** The pages, first match wins. Add a row with its HTML entry in console/vite.config.ts. */
-export const PAGES: ConsolePage[] = [{ file: 'index.html', matches: (p) => p === '/' || p === '/index.html' }];
+export const PAGES: ConsolePage[] = [
+  { file: 'index.html', matches: (p) => p === '/' || p === '/index.html' },
+  // A browser opening /graphql; a GraphQL GET or POST (JSON) goes on to Apollo.
+  { file: 'ide.html', matches: (p, req) => p === '/graphql' && prefersHtml(req.headers.accept), csp: IDE_CSP },
+];
 
 const TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',

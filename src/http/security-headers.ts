@@ -1,8 +1,9 @@
 /**
  * Security headers on every response, set once at the top of the server chain (src/app.ts) before
  * any handler runs, so REST, GraphQL, the protocols, the docs page, errors and 404s all carry
- * them, and a handler that knows better (the docs page's own Content-Security-Policy) replaces
- * the default by setting the same header. helmet writes them: its middleware works on plain node
+ * them, and a handler that knows better (the docs page's and the console's pages' own
+ * Content-Security-Policy, the GraphQL IDE's at GET /graphql included) replaces the default by
+ * setting the same header. helmet writes them: its middleware works on plain node
  * requests and responses, which is what this chain is.
  *
  * Nothing here may be framed (`X-Frame-Options: DENY`, CSP `frame-ancestors 'none'`) except the
@@ -38,23 +39,6 @@ const strict = helmet({
   crossOriginResourcePolicy: { policy: 'same-origin' },
 });
 
-/**
- * Apollo's landing page (GET /graphql from a browser) loads Apollo's sandbox from its CDN under a
- * policy of its own, in a meta element with nonces; ours would forbid it. The header keeps what a
- * meta element cannot say (frame-ancestors) and what the page never needs.
- */
-export const SELF_POLICED_CSP = "object-src 'none';base-uri 'none';frame-ancestors 'none'";
-
-const selfPoliced = helmet({
-  ...common,
-  contentSecurityPolicy: {
-    useDefaults: false,
-    directives: { defaultSrc: helmet.contentSecurityPolicy.dangerouslyDisableDefaultSrc, ...cspDirectives(SELF_POLICED_CSP) },
-  },
-  xFrameOptions: { action: 'deny' },
-  crossOriginResourcePolicy: { policy: 'same-origin' },
-});
-
 const frameable = helmet({
   ...common,
   contentSecurityPolicy: { useDefaults: false, directives: cspDirectives(FRAMEABLE_CSP) },
@@ -72,13 +56,9 @@ export function isFrameable(url: string | undefined): boolean {
 
 /** Sets the default security headers of `res`; handlers run after and may replace any of them. */
 export function setSecurityHeaders(req: IncomingMessage, res: ServerResponse): void {
-  const headers = isFrameable(req.url) ? frameable : isLandingPage(req) ? selfPoliced : strict;
+  const headers = isFrameable(req.url) ? frameable : strict;
   // helmet's middleware is synchronous and calls `next` only to go on: nothing to wait for.
   headers(req, res, () => {});
-}
-
-function isLandingPage(req: IncomingMessage): boolean {
-  return req.method === 'GET' && (req.url ?? '').split('?')[0] === '/graphql' && (req.headers.accept ?? '').includes('text/html');
 }
 
 /**
