@@ -29,6 +29,7 @@ export default defineConfig({
     rollupOptions: {
       input: {
         console: `${root}index.html`,
+        chat: `${root}chat.html`,
       },
     },
   },

@@ -4,6 +4,8 @@
  */
 import type { ComponentType } from 'preact';
 import { Overview } from './pages/overview.tsx';
+import { Playground } from './pages/playground.tsx';
+import { ConversationView, Conversations } from './pages/conversations.tsx';
 
 export interface Route {
   /** Hash path with `:name` parameters, e.g. `/datastores/:id`. */
@@ -16,4 +18,8 @@ export interface Route {
 
 export const routes: Route[] = [
   { path: '/', title: 'Overview', page: Overview, nav: true },
+  { path: '/playground', title: 'Playground', page: Playground, nav: true },
+  { path: '/playground/:agentId', title: 'Playground', page: Playground },
+  { path: '/conversations', title: 'Conversations', page: Conversations, nav: true },
+  { path: '/conversations/:id', title: 'Conversation', page: ConversationView },
 ];

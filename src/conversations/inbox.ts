@@ -59,7 +59,7 @@ export async function listConversations(em: Em, auth: Auth, filter: Conversation
   if (filter.from && filter.to && filter.from > filter.to) throw badInput('filter.from must not be after filter.to.', { field: 'filter.from' });
 
   const listed = scopeList(auth, 'Agent');
-  let agent: FilterQuery<Conversation>['agent'] | undefined;
+  let agent: string | { $in: string[] } | undefined;
   if (filter.agentId) {
     if (listed && !listed.includes(filter.agentId)) return { nodes: [], pageInfo: { endCursor: null, hasNextPage: false } };
     agent = filter.agentId;
