@@ -100,6 +100,14 @@ function endWhen<T>(iterator: AsyncIterator<T>, signal: AbortSignal, last: () =>
       await iterator.return?.(value);
       return { value: value as T, done: true };
     },
+    // graphql-sse ends an operation whose client left only if it looks like a generator (with
+    // `throw`): without it, a closed stream would leave the model call running.
+    async throw(error?: unknown) {
+      ended = true;
+      if (iterator.throw) return iterator.throw(error);
+      stopSource();
+      throw error;
+    },
     [Symbol.asyncIterator]() {
       return wrapped;
     },
