@@ -90,9 +90,9 @@ export function Conversations() {
         }}
       >
         <div class="grid">
-          <label>
-            Agent
-            <select value={agentId} onChange={(e) => setAgentId(e.currentTarget.value)}>
+          <div>
+            <label for="filter-agent">Agent</label>
+            <select id="filter-agent" value={agentId} onChange={(e) => setAgentId(e.currentTarget.value)}>
               <option value="">All agents</option>
               {[...names].map(([id, name]) => (
                 <option key={id} value={id}>
@@ -100,7 +100,7 @@ export function Conversations() {
                 </option>
               ))}
             </select>
-          </label>
+          </div>
           <label>
             Visitor
             <input value={visitorId} onInput={(e) => setVisitorId(e.currentTarget.value)} placeholder="visitor id" />

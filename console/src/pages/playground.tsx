@@ -64,25 +64,23 @@ export function Playground({ params }: { params: Record<string, string> }) {
       )}
       {agents && agents.length > 0 && (
         <>
-          <label>
-            Agent
-            <select value={agentId} onChange={(e) => navigate(`/playground/${e.currentTarget.value}`)}>
+          <label for="playground-agent">Agent</label>
+          <select id="playground-agent" value={agentId} onChange={(e) => navigate(`/playground/${e.currentTarget.value}`)}>
               {agents.map((a) => (
                 <option key={a.id} value={a.id}>
                   {a.name}
                   {a.handle ? ` (@${a.handle})` : ''}
                 </option>
-              ))}
-            </select>
-          </label>
+            ))}
+          </select>
           {params.agentId && !agent && <p role="alert" class="error">This agent is not one of the organization's.</p>}
           <details>
             <summary>Parameters</summary>
             <p class="muted">For the questions asked here; empty fields keep the agent's own settings. The agent is not changed.</p>
             <div class="grid">
-              <label>
-                Model
-                <select value={model} onChange={(e) => setModel(e.currentTarget.value)}>
+              <div>
+                <label for="playground-model">Model</label>
+                <select id="playground-model" value={model} onChange={(e) => setModel(e.currentTarget.value)}>
                   <option value="">The agent's ({agent?.modelName})</option>
                   {MODELS.map((m) => (
                     <option key={m} value={m}>
@@ -90,7 +88,7 @@ export function Playground({ params }: { params: Record<string, string> }) {
                     </option>
                   ))}
                 </select>
-              </label>
+              </div>
               <label>
                 Temperature
                 <input type="number" min="0" max="2" step="0.1" placeholder={String(agent?.temperature ?? '')} value={temperature} onInput={(e) => setTemperature(e.currentTarget.value)} />
