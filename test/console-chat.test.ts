@@ -58,6 +58,12 @@ async function answered(page: Page) {
 beforeAll(async () => {
   assertConsoleBuilt();
   model = await startOpenAiTestServer();
+  // The echo of the test server, except for one question answered at length (for Stop).
+  model.setChatReply((body: { messages: { role: string; content: unknown }[] }) => {
+    const last = [...body.messages].reverse().find((m) => m.role === 'user');
+    const text = typeof last?.content === 'string' ? last.content : JSON.stringify(last?.content);
+    return text.includes('Tell me everything') ? Array.from({ length: 400 }, () => 'more').join(' ') : `You asked: ${text}`;
+  });
   [app, browser] = await Promise.all([startTestApp({ OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'test-key', RATE_LIMIT_VISITOR_PER_MINUTE: '1000' }), launchBrowser()]);
   console_ = await openPage(browser, [app.url]);
   await signUpIn(console_.page, app.url, 'Chat Org');
@@ -113,7 +119,8 @@ describe('the playground', () => {
 
   it('stops a stream: the model server sees the request aborted, the answer shows it stopped', async () => {
     const { page } = console_;
-    model.setChatFault({ endless: 'more ' });
+    // A long answer, slow enough that the page is not flooded while Stop is pressed.
+    model.setStreamTiming({ tokenDelayMs: 100 });
     const aborted = model.aborted();
     await send(page, 'Tell me everything');
     await waitFor(async () => ((await lastAnswer(page).locator('.chat-text').textContent()) ?? '').includes('more'), 20_000, 'streamed text');
@@ -121,7 +128,7 @@ describe('the playground', () => {
     await model.whenAborted(aborted + 1);
     await expect(lastAnswer(page).getByText('Stopped').isVisible()).resolves.toBe(true);
     await expect(page.getByRole('button', { name: 'Send' }).isVisible()).resolves.toBe(true);
-    model.setChatFault(null);
+    model.setStreamTiming({ tokenDelayMs: 0 });
     clean(console_);
   });
 
