@@ -108,6 +108,13 @@ export function Chat({ agent, parameters, storageKey, consoleLinks, onConversati
   const [streaming, setStreaming] = useState(false);
   const stopRef = useRef<(() => void) | null>(null);
   const inputRef = useRef<HTMLInputElement>(null);
+  const logRef = useRef<HTMLDivElement>(null);
+
+  // The newest words stay in view as they arrive.
+  useEffect(() => {
+    const log = logRef.current;
+    if (log) log.scrollTop = log.scrollHeight;
+  }, [messages]);
 
   // A kept conversation (the public page after a reload) shows what was said so far.
   useEffect(() => {
@@ -191,7 +198,7 @@ export function Chat({ agent, parameters, storageKey, consoleLinks, onConversati
 
   return (
     <section class="chat" aria-label="Chat">
-      <div class="chat-log" role="log" aria-live="polite" aria-label="Conversation">
+      <div ref={logRef} class="chat-log" role="log" aria-live="polite" aria-label="Conversation">
         {messages.length === 0 && <p class="muted">Ask something to start.</p>}
         {messages.map((m, i) => (
           <ChatEntry key={i} message={m} consoleLinks={consoleLinks} />
