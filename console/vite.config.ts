@@ -34,6 +34,7 @@ export default defineConfig({
         console: `${root}index.html`,
         // The GraphQL IDE at GET /graphql: its own entry, so none of it loads on the console's pages.
         ide: `${root}ide.html`,
+        chat: `${root}chat.html`,
       },
     },
   },

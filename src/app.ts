@@ -77,7 +77,11 @@ export async function createApp(opts: {
   const docs = createDocsHandler({ basePath: config.restBasePath, document: buildOpenApi({ schema, routes, basePath: config.restBasePath }) });
   // /v1, /mcp and /dify: the ecosystem's protocols (src/protocols/), framework-free like REST.
   // The browser pages (src/http/console.ts): the console, and the other pages its build makes.
-  const consolePages = createConsoleHandler({ enabled: config.consoleEnabled, restBasePath: config.restBasePath });
+  const consolePages = createConsoleHandler({
+    enabled: config.consoleEnabled,
+    restBasePath: config.restBasePath,
+    lookup: { context: (req) => context(req, undefined, { authenticate: false }) },
+  });
   const protocols = createProtocolHandler({ context: (req) => context(req), bodyLimitBytes: config.jsonBodyLimitBytes, onInternalError, drain });
   // Security headers on everything; a draining process refuses new requests; then /metrics (not
   // a browser's or a client's request); CORS for every other path (preflights end there); the

@@ -13,6 +13,8 @@ import { DatastorePage } from './pages/datastore.tsx';
 import { DatasourcePage } from './pages/datasource.tsx';
 import { Forms } from './pages/forms.tsx';
 import { FormPage } from './pages/form.tsx';
+import { Playground } from './pages/playground.tsx';
+import { ConversationView, Conversations } from './pages/conversations.tsx';
 
 export interface Route {
   /** Hash path with `:name` parameters, e.g. `/datastores/:id`. */
@@ -34,4 +36,8 @@ export const routes: Route[] = [
   { path: '/datasources/:id', title: 'Datasource', page: DatasourcePage },
   { path: '/forms', title: 'Forms', page: Forms, nav: true },
   { path: '/forms/:id', title: 'Form', page: FormPage },
+  { path: '/playground', title: 'Playground', page: Playground, nav: true },
+  { path: '/playground/:agentId', title: 'Playground', page: Playground },
+  { path: '/conversations', title: 'Conversations', page: Conversations, nav: true },
+  { path: '/conversations/:id', title: 'Conversation', page: ConversationView },
 ];

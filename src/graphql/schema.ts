@@ -11,6 +11,7 @@ import { ChunkResolver } from '../ingestion/chunk.resolver.ts';
 import { DatastoreUploadPathResolver } from '../datastores/upload-path.resolver.ts';
 import { AnswerResolver } from '../answers/answer.resolver.ts';
 import { ConversationResolver } from '../conversations/conversation.resolver.ts';
+import { ConversationInboxResolver } from '../conversations/inbox.resolver.ts';
 import { FormResolver, FormSubmissionResolver } from '../forms/form.resolver.ts';
 import { UniversalResolver } from '../universal/universal.resolver.ts';
 import { OrganizationResolver } from '../organizations/organization.resolver.ts';
@@ -29,7 +30,7 @@ const authChecker: AuthChecker<Context> = ({ root, context }) => {
 export async function createSchema(): Promise<GraphQLSchema> {
   // Text PostgreSQL cannot store is refused on every argument, then malformed ids, before any resolver runs.
   return guardFields(await buildSchema({
-    resolvers: [AuthResolver, AgentResolver, DatastoreResolver, DatasourceResolver, AnswerResolver, ConversationResolver, FormResolver, FormSubmissionResolver, UniversalResolver, DatasourceProblemResolver, OrganizationResolver, ChunkResolver, DatastoreUploadPathResolver],
+    resolvers: [AuthResolver, AgentResolver, DatastoreResolver, DatasourceResolver, AnswerResolver, ConversationResolver, FormResolver, FormSubmissionResolver, UniversalResolver, DatasourceProblemResolver, OrganizationResolver, ChunkResolver, DatastoreUploadPathResolver, ConversationInboxResolver],
     authChecker,
     // Our subscriptions bring their own iterators (the cross-process event bus); TypeGraphQL
     // still wants a PubSub to exist.

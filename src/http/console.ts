@@ -11,6 +11,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { errorBody } from '../errors.ts';
+import type { Context } from '../graphql/context.ts';
+import { chatPageCsp, isChatPagePath } from './chat-page.ts';
 import { pathnameOf, sendJson } from './respond.ts';
 
 export const CONSOLE_DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../console/dist');
@@ -28,7 +30,12 @@ export interface ConsolePage {
   /** Whether this page answers the (GET) request. */
   matches(pathname: string, req: IncomingMessage): boolean;
   /** Its Content-Security-Policy; CONSOLE_CSP unless the page needs another. */
-  csp?: string | ((req: IncomingMessage) => string | Promise<string>);
+  csp?: string | ((req: IncomingMessage, lookup: PageLookup) => string | Promise<string>);
+}
+
+/** What a page's `csp` may consult: an anonymous request context (services, database). */
+export interface PageLookup {
+  context(req: IncomingMessage): Promise<Context>;
 }
 
 /**
@@ -68,6 +75,7 @@ export const PAGES: ConsolePage[] = [
   { file: 'index.html', matches: (p) => p === '/' || p === '/index.html' },
   // A browser opening /graphql; a GraphQL GET or POST (JSON) goes on to Apollo.
   { file: 'ide.html', matches: (p, req) => p === '/graphql' && prefersHtml(req.headers.accept), csp: IDE_CSP },
+  { file: 'chat.html', matches: isChatPagePath, csp: chatPageCsp },
 ];
 
 const TYPES: Record<string, string> = {
@@ -108,7 +116,7 @@ function listAssets(dist: string): Map<string, Asset> {
  * else; with `enabled` false it answers nothing. A page whose build is missing answers 503 with
  * how to build it, so a checkout without `npm install` says what is wrong.
  */
-export function createConsoleHandler(opts: { enabled: boolean; dist?: string; pages?: ConsolePage[]; restBasePath?: string }): (req: IncomingMessage, res: ServerResponse) => boolean {
+export function createConsoleHandler(opts: { enabled: boolean; dist?: string; pages?: ConsolePage[]; restBasePath?: string; lookup?: PageLookup }): (req: IncomingMessage, res: ServerResponse) => boolean {
   if (!opts.enabled) return () => false;
   const dist = opts.dist ?? CONSOLE_DIST;
   const pages = opts.pages ?? PAGES;
@@ -135,12 +143,16 @@ export function createConsoleHandler(opts: { enabled: boolean; dist?: string; pa
     }
     const page = pages.find((p) => p.matches(pathname, req));
     if (!page) return false;
-    void servePage(req, res, dist, page);
+    void servePage(req, res, dist, page, opts.lookup ?? NO_LOOKUP);
     return true;
   };
 }
 
-async function servePage(req: IncomingMessage, res: ServerResponse, dist: string, page: ConsolePage): Promise<void> {
+const NO_LOOKUP: PageLookup = {
+  context: () => Promise.reject(new Error('No page lookup was given to createConsoleHandler.')),
+};
+
+async function servePage(req: IncomingMessage, res: ServerResponse, dist: string, page: ConsolePage, lookup: PageLookup): Promise<void> {
   const file = path.join(dist, page.file);
   let size: number;
   try {
@@ -150,7 +162,7 @@ async function servePage(req: IncomingMessage, res: ServerResponse, dist: string
   }
   let csp: string;
   try {
-    csp = typeof page.csp === 'function' ? await page.csp(req) : (page.csp ?? CONSOLE_CSP);
+    csp = typeof page.csp === 'function' ? await page.csp(req, lookup) : (page.csp ?? CONSOLE_CSP);
   } catch {
     csp = CONSOLE_CSP;
   }

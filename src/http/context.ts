@@ -34,12 +34,22 @@ export class RequestContext implements Context {
 export async function buildContext(orm: Orm, services: Services, req: IncomingMessage, res?: Response, opts: { authenticate: boolean } = { authenticate: true }): Promise<Context> {
   const ctx = new RequestContext(orm, services, clientIp(req), res);
   // Held to an agent's or datastore's allowedOrigins (src/origins.ts); "null" (a sandboxed page) too.
-  if (typeof req.headers.origin === 'string') ctx.origin = req.headers.origin;
+  // A page of this service itself (the public chat page) is not another site: its own origin is never held to a list.
+  if (typeof req.headers.origin === 'string' && !isOwnPage(req, req.headers.origin)) ctx.origin = req.headers.origin;
   if (!opts.authenticate) return ctx;
   const bearer = bearerToken(req.headers.authorization);
   const cookie = readCookie(req.headers.cookie, SESSION_COOKIE);
   if (bearer || cookie) ctx.auth = await services.auth.authenticate(ctx.em, { bearer, cookie });
   return ctx;
+}
+
+/** The request comes from a page served by this host (behind a proxy that keeps Host). */
+function isOwnPage(req: IncomingMessage, origin: string): boolean {
+  try {
+    return new URL(origin).host === req.headers.host;
+  } catch {
+    return false;
+  }
 }
 
 /** The peer address; behind a proxy on loopback, the first X-Forwarded-For entry. */

@@ -15,6 +15,9 @@ import * as types from './graphql.ts';
  * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
  */
 type Documents = {
+    "\n  query PublicAgent($id: ID!) {\n    agent(id: $id) { id name description }\n  }\n": typeof types.PublicAgentDocument,
+    "\n  subscription ChatStream($id: ID!, $input: AgentQueryInput!) {\n    agentQueryStream(id: $id, input: $input) {\n      type\n      text\n      response {\n        conversationId\n        visitorId\n        messageId\n        sources { source datasource_id datasource_name page score text }\n      }\n    }\n  }\n": typeof types.ChatStreamDocument,
+    "\n  query ChatHistory($id: ID!) {\n    conversation(id: $id) {\n      id\n      visitorId\n      messages(first: 100) { nodes { id from text sources } }\n    }\n  }\n": typeof types.ChatHistoryDocument,
     "\n  query UsageSummary {\n    me {\n      organization {\n        monthlyQueryLimit\n        storedTokenLimit\n        usage {\n          queriesThisMonth\n          storedTokens\n        }\n      }\n    }\n  }\n": typeof types.UsageSummaryDocument,
     "\n  query AgentPage($id: ID!) {\n    agent(id: $id) {\n      id\n      name\n      description\n      handle\n      modelName\n      temperature\n      visibility\n      systemPrompt\n      userPrompt\n      allowedOrigins\n      datastoreIds\n      createdAt\n      updatedAt\n    }\n  }\n": typeof types.AgentPageDocument,
     "\n  query AgentDatastoreChoices($after: String) {\n    datastores(first: 100, after: $after) {\n      nodes {\n        id\n        name\n        visibility\n      }\n      pageInfo {\n        endCursor\n        hasNextPage\n      }\n    }\n  }\n": typeof types.AgentDatastoreChoicesDocument,
@@ -22,6 +25,8 @@ type Documents = {
     "\n  mutation DeleteAgent($id: ID!) {\n    deleteAgent(id: $id) {\n      id\n    }\n  }\n": typeof types.DeleteAgentDocument,
     "\n  query AgentList($after: String) {\n    agents(first: 50, after: $after) {\n      nodes {\n        id\n        name\n        handle\n        visibility\n        modelName\n      }\n      pageInfo {\n        endCursor\n        hasNextPage\n      }\n    }\n  }\n": typeof types.AgentListDocument,
     "\n  mutation CreateAgent($input: CreateAgentInput!) {\n    createAgent(input: $input) {\n      id\n    }\n  }\n": typeof types.CreateAgentDocument,
+    "\n  query Conversations($filter: ConversationFilter, $after: String) {\n    conversations(filter: $filter, first: 20, after: $after) {\n      nodes { id agentId formId visitorId channel createdAt updatedAt messageCount }\n      pageInfo { endCursor hasNextPage }\n    }\n  }\n": typeof types.ConversationsDocument,
+    "\n  query ConversationMessages($id: ID!) {\n    conversation(id: $id) {\n      id agentId visitorId channel createdAt\n      messages(first: 100) { nodes { id from text sources metadata createdAt } pageInfo { hasNextPage } }\n    }\n  }\n": typeof types.ConversationMessagesDocument,
     "\n  query DatasourcePage($id: ID!) {\n    datasource(id: $id) { id name type status chunkCount tokenCount size errorMessage datastoreId fileName mimeType config updatedAt }\n  }\n": typeof types.DatasourcePageDocument,
     "\n  query ChunksPage($id: ID!, $first: Int!, $after: String) {\n    chunks(datasourceId: $id, first: $first, after: $after) {\n      nodes { id position page tokenCount section text }\n      pageInfo { endCursor hasNextPage }\n    }\n  }\n": typeof types.ChunksPageDocument,
     "\n  fragment DatasourceRow on Datasource {\n    id name type status chunkCount size errorMessage updatedAt\n  }\n": typeof types.DatasourceRowFragmentDoc,
@@ -50,6 +55,7 @@ type Documents = {
     "\n  query OrganizationPage {\n    me {\n      role\n      organization {\n        id\n        name\n        monthlyQueryLimit\n        storedTokenLimit\n        crawlPageLimit\n        usage {\n          period\n          queriesThisMonth\n          storedTokens\n        }\n      }\n    }\n  }\n": typeof types.OrganizationPageDocument,
     "\n  query Members($after: String) {\n    members(first: 50, after: $after) {\n      nodes {\n        id\n        email\n        role\n        joinedAt\n      }\n      pageInfo {\n        endCursor\n        hasNextPage\n      }\n    }\n  }\n": typeof types.MembersDocument,
     "\n  mutation RenameOrganization($name: String!) {\n    updateOrganization(name: $name) {\n      id\n      name\n    }\n  }\n": typeof types.RenameOrganizationDocument,
+    "\n  query PlaygroundAgents {\n    agents(first: 100) { nodes { id name handle modelName temperature } }\n  }\n": typeof types.PlaygroundAgentsDocument,
     "\n  mutation Login($input: LoginInput!) {\n    login(input: $input) {\n      expiresAt\n    }\n  }\n": typeof types.LoginDocument,
     "\n  mutation SignUp($input: SignUpInput!) {\n    signUp(input: $input) {\n      expiresAt\n    }\n  }\n": typeof types.SignUpDocument,
     "\n  query ServiceInfo {\n    serviceInfo {\n      signupEnabled\n    }\n  }\n": typeof types.ServiceInfoDocument,
@@ -57,6 +63,9 @@ type Documents = {
     "\n  mutation Logout {\n    logout\n  }\n": typeof types.LogoutDocument,
 };
 const documents: Documents = {
+    "\n  query PublicAgent($id: ID!) {\n    agent(id: $id) { id name description }\n  }\n": types.PublicAgentDocument,
+    "\n  subscription ChatStream($id: ID!, $input: AgentQueryInput!) {\n    agentQueryStream(id: $id, input: $input) {\n      type\n      text\n      response {\n        conversationId\n        visitorId\n        messageId\n        sources { source datasource_id datasource_name page score text }\n      }\n    }\n  }\n": types.ChatStreamDocument,
+    "\n  query ChatHistory($id: ID!) {\n    conversation(id: $id) {\n      id\n      visitorId\n      messages(first: 100) { nodes { id from text sources } }\n    }\n  }\n": types.ChatHistoryDocument,
     "\n  query UsageSummary {\n    me {\n      organization {\n        monthlyQueryLimit\n        storedTokenLimit\n        usage {\n          queriesThisMonth\n          storedTokens\n        }\n      }\n    }\n  }\n": types.UsageSummaryDocument,
     "\n  query AgentPage($id: ID!) {\n    agent(id: $id) {\n      id\n      name\n      description\n      handle\n      modelName\n      temperature\n      visibility\n      systemPrompt\n      userPrompt\n      allowedOrigins\n      datastoreIds\n      createdAt\n      updatedAt\n    }\n  }\n": types.AgentPageDocument,
     "\n  query AgentDatastoreChoices($after: String) {\n    datastores(first: 100, after: $after) {\n      nodes {\n        id\n        name\n        visibility\n      }\n      pageInfo {\n        endCursor\n        hasNextPage\n      }\n    }\n  }\n": types.AgentDatastoreChoicesDocument,
@@ -64,6 +73,8 @@ const documents: Documents = {
     "\n  mutation DeleteAgent($id: ID!) {\n    deleteAgent(id: $id) {\n      id\n    }\n  }\n": types.DeleteAgentDocument,
     "\n  query AgentList($after: String) {\n    agents(first: 50, after: $after) {\n      nodes {\n        id\n        name\n        handle\n        visibility\n        modelName\n      }\n      pageInfo {\n        endCursor\n        hasNextPage\n      }\n    }\n  }\n": types.AgentListDocument,
     "\n  mutation CreateAgent($input: CreateAgentInput!) {\n    createAgent(input: $input) {\n      id\n    }\n  }\n": types.CreateAgentDocument,
+    "\n  query Conversations($filter: ConversationFilter, $after: String) {\n    conversations(filter: $filter, first: 20, after: $after) {\n      nodes { id agentId formId visitorId channel createdAt updatedAt messageCount }\n      pageInfo { endCursor hasNextPage }\n    }\n  }\n": types.ConversationsDocument,
+    "\n  query ConversationMessages($id: ID!) {\n    conversation(id: $id) {\n      id agentId visitorId channel createdAt\n      messages(first: 100) { nodes { id from text sources metadata createdAt } pageInfo { hasNextPage } }\n    }\n  }\n": types.ConversationMessagesDocument,
     "\n  query DatasourcePage($id: ID!) {\n    datasource(id: $id) { id name type status chunkCount tokenCount size errorMessage datastoreId fileName mimeType config updatedAt }\n  }\n": types.DatasourcePageDocument,
     "\n  query ChunksPage($id: ID!, $first: Int!, $after: String) {\n    chunks(datasourceId: $id, first: $first, after: $after) {\n      nodes { id position page tokenCount section text }\n      pageInfo { endCursor hasNextPage }\n    }\n  }\n": types.ChunksPageDocument,
     "\n  fragment DatasourceRow on Datasource {\n    id name type status chunkCount size errorMessage updatedAt\n  }\n": types.DatasourceRowFragmentDoc,
@@ -92,6 +103,7 @@ const documents: Documents = {
     "\n  query OrganizationPage {\n    me {\n      role\n      organization {\n        id\n        name\n        monthlyQueryLimit\n        storedTokenLimit\n        crawlPageLimit\n        usage {\n          period\n          queriesThisMonth\n          storedTokens\n        }\n      }\n    }\n  }\n": types.OrganizationPageDocument,
     "\n  query Members($after: String) {\n    members(first: 50, after: $after) {\n      nodes {\n        id\n        email\n        role\n        joinedAt\n      }\n      pageInfo {\n        endCursor\n        hasNextPage\n      }\n    }\n  }\n": types.MembersDocument,
     "\n  mutation RenameOrganization($name: String!) {\n    updateOrganization(name: $name) {\n      id\n      name\n    }\n  }\n": types.RenameOrganizationDocument,
+    "\n  query PlaygroundAgents {\n    agents(first: 100) { nodes { id name handle modelName temperature } }\n  }\n": types.PlaygroundAgentsDocument,
     "\n  mutation Login($input: LoginInput!) {\n    login(input: $input) {\n      expiresAt\n    }\n  }\n": types.LoginDocument,
     "\n  mutation SignUp($input: SignUpInput!) {\n    signUp(input: $input) {\n      expiresAt\n    }\n  }\n": types.SignUpDocument,
     "\n  query ServiceInfo {\n    serviceInfo {\n      signupEnabled\n    }\n  }\n": types.ServiceInfoDocument,
@@ -99,6 +111,18 @@ const documents: Documents = {
     "\n  mutation Logout {\n    logout\n  }\n": types.LogoutDocument,
 };
 
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query PublicAgent($id: ID!) {\n    agent(id: $id) { id name description }\n  }\n"): typeof import('./graphql.ts').PublicAgentDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription ChatStream($id: ID!, $input: AgentQueryInput!) {\n    agentQueryStream(id: $id, input: $input) {\n      type\n      text\n      response {\n        conversationId\n        visitorId\n        messageId\n        sources { source datasource_id datasource_name page score text }\n      }\n    }\n  }\n"): typeof import('./graphql.ts').ChatStreamDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ChatHistory($id: ID!) {\n    conversation(id: $id) {\n      id\n      visitorId\n      messages(first: 100) { nodes { id from text sources } }\n    }\n  }\n"): typeof import('./graphql.ts').ChatHistoryDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -127,6 +151,14 @@ export function graphql(source: "\n  query AgentList($after: String) {\n    agen
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation CreateAgent($input: CreateAgentInput!) {\n    createAgent(input: $input) {\n      id\n    }\n  }\n"): typeof import('./graphql.ts').CreateAgentDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Conversations($filter: ConversationFilter, $after: String) {\n    conversations(filter: $filter, first: 20, after: $after) {\n      nodes { id agentId formId visitorId channel createdAt updatedAt messageCount }\n      pageInfo { endCursor hasNextPage }\n    }\n  }\n"): typeof import('./graphql.ts').ConversationsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ConversationMessages($id: ID!) {\n    conversation(id: $id) {\n      id agentId visitorId channel createdAt\n      messages(first: 100) { nodes { id from text sources metadata createdAt } pageInfo { hasNextPage } }\n    }\n  }\n"): typeof import('./graphql.ts').ConversationMessagesDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -239,6 +271,10 @@ export function graphql(source: "\n  query Members($after: String) {\n    member
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation RenameOrganization($name: String!) {\n    updateOrganization(name: $name) {\n      id\n      name\n    }\n  }\n"): typeof import('./graphql.ts').RenameOrganizationDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query PlaygroundAgents {\n    agents(first: 100) { nodes { id name handle modelName temperature } }\n  }\n"): typeof import('./graphql.ts').PlaygroundAgentsDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
