@@ -1,8 +1,11 @@
 import path from 'node:path';
 
+/** shared_buffers of the embedded database when PGLITE_SHARED_BUFFERS_MB is not set (src/db/pglite-settings.ts says why). */
+export const DEFAULT_PGLITE_SHARED_BUFFERS_MB = 32;
+
 /** The only place that reads process.env: everything else is handed a Config. */
 export type DatabaseConfig =
-  | { kind: 'pglite'; dataDir: string | null /* null = in memory */ }
+  | { kind: 'pglite'; dataDir: string | null /* null = in memory */; /** PGLITE_SHARED_BUFFERS_MB */ sharedBuffersMb?: number }
   | { kind: 'postgres'; url: string };
 
 export type Role = 'all' | 'api' | 'worker';
@@ -150,10 +153,10 @@ export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = oneOf('NODE_ENV', ['development', 'production', 'test'] as const, 'development');
   const dataDir = path.resolve(env.DATA_DIR || './data');
 
-  let database: DatabaseConfig = { kind: 'pglite', dataDir: path.join(dataDir, 'pglite') };
+  let database: DatabaseConfig = { kind: 'pglite', dataDir: path.join(dataDir, 'pglite'), sharedBuffersMb: int('PGLITE_SHARED_BUFFERS_MB', DEFAULT_PGLITE_SHARED_BUFFERS_MB, 1, 4096) };
   const url = env.DATABASE_URL;
   if (url) {
-    if (url === 'pglite://memory') database = { kind: 'pglite', dataDir: null };
+    if (url === 'pglite://memory') database = { kind: 'pglite', dataDir: null, sharedBuffersMb: database.sharedBuffersMb };
     else if (/^postgres(ql)?:\/\//.test(url)) {
       try {
         new URL(url);

@@ -11,6 +11,7 @@ import { CompiledQuery } from 'kysely';
 import { migrations } from '../../migrations/index.ts';
 import type { DatabaseConfig } from '../config.ts';
 import { vectorSessionSql } from './vector-index.ts';
+import { pgliteStartParams } from './pglite-settings.ts';
 
 import type { Orm } from './types.ts';
 
@@ -57,6 +58,7 @@ export async function openDatabase(
     pglite = await PGlite.create({
       dataDir: config.dataDir ?? undefined,
       extensions: { vector },
+      startParams: pgliteStartParams(config.sharedBuffersMb),
     });
     const instance = pglite;
     // One session for everything: the vector search settings are set once.

@@ -1,0 +1,95 @@
+/**
+ * Resident memory of the service at rest after start-up, started exactly as package.json's
+ * `start` script starts it, with an embedding endpoint (the configuration of issue 19's
+ * figures): the embedded database by default, PostgreSQL when TEST_DATABASE_URL is set. The
+ * bounds are docs/operations.md#memory's targets plus headroom for a busy CI machine; the old
+ * start-up (a TypeScript loader thread, 128 MB of PGlite buffers) exceeded both. The first
+ * query after start-up must still work: nothing it needs may have been left out of start-up.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestApp } from './support/app.ts';
+import { createTestDatabase } from './support/app.ts';
+import { http as call, newOrganization } from './support/client.ts';
+import { createDatastore, settled, upload } from './support/ingest.ts';
+import { startOpenAiTestServer, type OpenAiTestServer } from './support/openai-server.ts';
+import { freePort, killAll, NODE, root, spawnService, type ServiceProcess } from './support/process.ts';
+import { MIME } from './support/samples.ts';
+
+const ON_POSTGRES = !!process.env.TEST_DATABASE_URL;
+/**
+ * Targets 450 MB (embedded) and 300 MB (PostgreSQL). Measured under load (docs/benchmarks.md#memory):
+ * 300-350 MB on PostgreSQL (~400 before); 590-870 MB embedded on a first start, so the embedded bound only
+ * catches a gross regression (the local model or the old buffers on top) until that target is met.
+ */
+const BOUND_MB = ON_POSTGRES ? 380 : 1000;
+/** How long resident memory is watched once the service listens: PGlite's compiled code tiers up in these seconds. */
+const WATCH_MS = 20_000;
+
+/** `node <args>` of package.json's start script, so the test runs what `npm start` runs. */
+function startArgs(): string[] {
+  const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  const words = pkg.scripts.start!.split(/\s+/);
+  return words.slice(words.indexOf('node') + 1);
+}
+
+const residentMb = (pid: number) => Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+
+describe(`memory after start-up (${ON_POSTGRES ? 'PostgreSQL' : 'embedded PGlite'}, embedding endpoint)`, () => {
+  let embeddings: OpenAiTestServer;
+  let database: Awaited<ReturnType<typeof createTestDatabase>>;
+  let dataDir: string;
+  let service: ServiceProcess;
+  let app: Pick<TestApp, 'url' | 'api'>;
+
+  beforeAll(async () => {
+    embeddings = await startOpenAiTestServer({ embeddingDimension: 64 });
+    database = await createTestDatabase();
+    dataDir = mkdtempSync(path.join(tmpdir(), 'agentbase-memory-'));
+    const port = await freePort();
+    service = spawnService(NODE, startArgs(), {
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      // The embedded default is a database on disk, as `npm start` makes it (not pglite://memory).
+      ...(ON_POSTGRES ? { DATABASE_URL: database.url } : {}),
+      OPENAI_BASE_URL: embeddings.url,
+      EMBEDDING_MODEL: 'text-embedding-3-small',
+      EMBEDDING_DIMENSION: '64',
+    });
+    await service.waitForLog('listening', 150_000);
+    app = { url: `http://127.0.0.1:${port}`, api: `http://127.0.0.1:${port}/api` };
+  }, 180_000);
+
+  afterAll(async () => {
+    killAll();
+    await embeddings?.close();
+    await database?.drop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it(`stays under ${BOUND_MB} MB at rest`, async () => {
+    // The lowest reading of the watch: at rest, past start-up's short-lived compiler peaks.
+    let lowest = Infinity;
+    for (let waited = 0; waited < WATCH_MS; waited += 1000) {
+      lowest = Math.min(lowest, residentMb(service.child.pid!));
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+    expect(lowest).toBeLessThan(BOUND_MB);
+  }, 60_000);
+
+  it('answers the first datastore query after start-up through the endpoint', async () => {
+    const org = await newOrganization(app.url, 'Lean');
+    const store = await createDatastore(app as TestApp, org.apiKey);
+    const up = await upload(app as TestApp, org.apiKey, store, { name: 'kettle.txt', type: MIME.txt, data: 'The kettle boils water in three minutes.' });
+    expect(up.status).toBe(200);
+    expect((await settled(app as TestApp, org.apiKey, up.body.id)).status).toBe('synched');
+    const before = embeddings.requests.filter((r) => r.path.endsWith('/embeddings')).length;
+    const res = await call('POST', `${app.api}/datastores/${store}/query`, { token: org.apiKey, body: { query: 'how long does the kettle take?' } });
+    expect(res.status).toBe(200);
+    expect(JSON.stringify(res.body)).toContain('three minutes');
+    // The query's vector came from the configured endpoint, not from a model inside the process.
+    expect(embeddings.requests.filter((r) => r.path.endsWith('/embeddings')).length).toBeGreaterThan(before);
+  }, 120_000);
+});
