@@ -42,10 +42,18 @@ import { DATASOURCE_STATUS } from '../src/ingestion/datasource.service.ts';
 import { tracePg, tracePglite, untraced, type Tracer } from './ingest-trace.ts';
 import { spawnServer } from './support.ts';
 
+/**
+ * BENCH_CORPUS=files (the default): issue 19's corpus, 100 text files of 100 paragraphs of 700-900
+ * characters (one chunk each: 10,000 chunks), uploaded as multipart files the way a user uploads
+ * them, 384-dimensional vectors. BENCH_CORPUS=prose: 100 JSON text documents of ~36 chunks, 512
+ * dimensions (the figures of earlier rounds in docs/benchmarks.md).
+ */
+const files = (process.env.BENCH_CORPUS ?? 'files') === 'files';
 const DOCS = Number(process.env.BENCH_DOCS ?? 100);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const PARAGRAPHS = 36; // ~36 chunks of up to 1,000 characters per document
+const PARAGRAPHS = files ? 100 : 36;
+const DIMENSION = files ? 384 : 512;
 const WORKERS = 2; // startIngestWorkers' default localConcurrency
 const RAW_BATCH = 500; // rows per INSERT statement, as src/ingestion/chunk.store.ts
 const WARMUP_DOCS = 4;
@@ -65,13 +73,22 @@ function makeDocuments(seed: number, count: number): string[] {
   let state = seed;
   const rand = () => (state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   const sentence = () => Array.from({ length: 12 }, () => words[Math.floor(rand() * words.length)]).join(' ') + '.';
+  /** A paragraph of 700-900 characters: sentences added until the drawn length is reached, then cut at a word. */
+  const paragraph = (head: string) => {
+    const target = 700 + Math.floor(rand() * 201);
+    let p = head;
+    while (p.length < target) p += ` ${sentence()}`;
+    return p.slice(0, p.lastIndexOf(' ', target)) + '.';
+  };
   return Array.from({ length: count }, (_, d) =>
-    Array.from({ length: PARAGRAPHS }, (_, p) => `Section ${seed}.${d}.${p}. ${Array.from({ length: 6 }, sentence).join(' ')}`).join('\n\n'),
+    Array.from({ length: PARAGRAPHS }, (_, p) =>
+      files ? paragraph(`Section ${seed}.${d}.${p}.`) : `Section ${seed}.${d}.${p}. ${Array.from({ length: 6 }, sentence).join(' ')}`,
+    ).join('\n\n'),
   );
 }
 
 // ---- the service, in this process ----
-const embeddingServer = local ? null : await spawnServer('bench/ingest-embedder.ts', { EMBEDDING_DIMENSION: '512' });
+const embeddingServer = local ? null : await spawnServer('bench/ingest-embedder.ts', { EMBEDDING_DIMENSION: String(DIMENSION) });
 const dataDir = mkdtempSync(path.join(tmpdir(), 'agentbase-bench-ingest-'));
 const pgTracer = trace && postgresUrl ? tracePg() : null;
 const config = loadConfig({
@@ -83,7 +100,7 @@ const config = loadConfig({
   DATA_DIR: dataDir,
   DATABASE_URL: postgresUrl ?? (pgliteInMemory ? 'pglite://memory' : ''),
   ...(embeddingServer
-    ? { OPENAI_BASE_URL: embeddingServer.url, OPENAI_API_KEY: 'bench', EMBEDDING_MODEL: 'bench-embedding', EMBEDDING_DIMENSION: '512' }
+    ? { OPENAI_BASE_URL: embeddingServer.url, OPENAI_API_KEY: 'bench', EMBEDDING_MODEL: 'bench-embedding', EMBEDDING_DIMENSION: String(DIMENSION) }
     : { OPENAI_BASE_URL: '', OPENAI_API_KEY: '', EMBEDDING_MODEL: '' }),
 });
 const app = await start(config);
@@ -96,7 +113,7 @@ const PER_ROW = 8; // $1 is the datastore, $2 custom_id (null), then 8 parameter
 const values = (n: number) =>
   Array.from({ length: n }, (_, r) => {
     const p = (k: number) => `$${3 + r * PER_ROW + k}`;
-    return `(${p(0)}::uuid, ${p(1)}::uuid, $1::uuid, $2::text, ${p(2)}::int, ${p(3)}::int, ${p(4)}, ${p(5)}, ${p(6)}::vector, 512, ${p(7)}::jsonb)`;
+    return `(${p(0)}::uuid, ${p(1)}::uuid, $1::uuid, $2::text, ${p(2)}::int, ${p(3)}::int, ${p(4)}, ${p(5)}, ${p(6)}::vector, ${DIMENSION}, ${p(7)}::jsonb)`;
   }).join(', ');
 type Query = (text: string, params: unknown[]) => Promise<unknown>;
 async function insertRows(query: Query, datastoreId: string, rows: unknown[][]) {
@@ -164,6 +181,18 @@ const session = (await gql(`mutation { signUp(input: { email: "${email}", passwo
 const key = (await gql(`mutation { createApiKey(input: { name: "bench" }) { key } }`, session)).data.createApiKey.key;
 const newDatastore = async (name: string) => (await gql(`mutation { createDatastore(input: { name: "${name}" }) { id } }`, key)).data.createDatastore.id as string;
 
+/** A text file sent as a browser or curl sends it: multipart/form-data, the file in the part "file". */
+async function upload(datastoreId: string, fileName: string, text: string): Promise<string> {
+  const form = new FormData();
+  form.set('type', 'file');
+  form.set('datastoreId', datastoreId);
+  form.set('file', new Blob([text], { type: 'text/plain' }), fileName);
+  const res = await fetch(`${base}/api/datasources`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+  const json = (await res.json()) as any;
+  if (!res.ok) throw new Error(`upload answered ${res.status}: ${JSON.stringify(json).slice(0, 300)}`);
+  return json.id;
+}
+
 /** POSTs the documents, BENCH_CLIENTS at a time, and waits until every datasource is synched. */
 async function ingest(datastoreId: string, texts: string[], prefix: string): Promise<{ seconds: number; ids: string[] }> {
   const t0 = performance.now();
@@ -173,7 +202,7 @@ async function ingest(datastoreId: string, texts: string[], prefix: string): Pro
     Array.from({ length: Math.min(CLIENTS, texts.length) }, async () => {
       while (next < texts.length) {
         const i = next++;
-        ids[i] = (await call('POST', `${base}/api/datasources`, { datastoreId, type: 'text', name: `${prefix} ${i}`, text: texts[i] }, key)).id;
+        ids[i] = files ? await upload(datastoreId, `${prefix} ${i}.txt`, texts[i]!) : (await call('POST', `${base}/api/datasources`, { datastoreId, type: 'text', name: `${prefix} ${i}`, text: texts[i] }, key)).id;
       }
     }),
   );
