@@ -28,9 +28,10 @@
  * bench/cpuprofile-summary.ts).
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { Session } from 'node:inspector/promises';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import pgvector from 'pgvector';
@@ -163,6 +164,34 @@ if (postgresUrl) {
   };
 }
 
+// ---- CPU time: load-independent where wall time is not (the machine may be shared) ----
+/**
+ * CPU seconds so far of this process (service, PGlite and their threads) and, on PostgreSQL, of the
+ * backends connected to the service's database, read from /proc (the server must run on this
+ * machine; a backend that exits between two readings loses its share, so the figure is a floor).
+ */
+async function cpuNow(): Promise<{ self: number; backends: Map<number, number> }> {
+  const { user, system } = process.cpuUsage();
+  const backends = new Map<number, number>();
+  if (postgresUrl) {
+    const pids = await sql<{ pid: number }>(`select pid from pg_stat_activity where datname = current_database()`);
+    for (const { pid } of pids) {
+      try {
+        const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+        backends.set(pid, (Number(f[11]) + Number(f[12])) / 100);
+      } catch {
+        // Not on this machine, or gone: left out.
+      }
+    }
+  }
+  return { self: (user + system) / 1e6, backends };
+}
+function cpuSince(a: Awaited<ReturnType<typeof cpuNow>>, b: Awaited<ReturnType<typeof cpuNow>>): { self: number; db: number } {
+  let db = 0;
+  for (const [pid, t] of b.backends) db += t - (a.backends.get(pid) ?? 0);
+  return { self: b.self - a.self, db };
+}
+
 // ---- the service's API ----
 async function call(method: string, url: string, body: unknown, token?: string) {
   const res = await fetch(url, {
@@ -187,9 +216,26 @@ async function upload(datastoreId: string, fileName: string, text: string): Prom
   form.set('type', 'file');
   form.set('datastoreId', datastoreId);
   form.set('file', new Blob([text], { type: 'text/plain' }), fileName);
-  const res = await fetch(`${base}/api/datasources`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
-  const json = (await res.json()) as any;
-  if (!res.ok) throw new Error(`upload answered ${res.status}: ${JSON.stringify(json).slice(0, 300)}`);
+  // Encoded by the platform's own multipart writer, sent on a connection of its own: with PGlite the
+  // service's event loop can stall for seconds, and a keep-alive connection the server is closing
+  // meanwhile would reset a POST that cannot be retried.
+  const encoded = new Response(form);
+  const body = Buffer.from(await encoded.arrayBuffer());
+  const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const req = httpRequest(`${base}/api/datasources`, {
+      method: 'POST',
+      agent: false,
+      headers: { authorization: `Bearer ${key}`, 'content-type': encoded.headers.get('content-type')!, 'content-length': body.length },
+    });
+    req.on('response', (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (d: string) => (text += d)).on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+  const json = JSON.parse(text) as any;
+  if (status !== 200) throw new Error(`upload answered ${status}: ${text.slice(0, 300)}`);
   return json.id;
 }
 
@@ -283,6 +329,8 @@ interface Round {
   inRun: { busy: number; sum: number; calls: number };
   /** Seconds: first document's wait for a worker, average wait, sum of running -> synched. */
   workers: { n: number; firstWait: number; wait: number; run: number } | null;
+  /** CPU seconds spent (this process, and PostgreSQL's backends for the service's database) end to end and by the raw insert. */
+  cpu: { total: { self: number; db: number }; raw: { self: number; db: number } };
 }
 
 async function round(r: number, profile?: string): Promise<Round> {
@@ -300,12 +348,14 @@ async function round(r: number, profile?: string): Promise<Round> {
     await inspector.post('Profiler.setSamplingInterval', { interval: 200 });
     await inspector.post('Profiler.start');
   }
+  const cpu0 = await cpuNow();
   Object.assign(inRun, { on: true, calls: 0, sumMs: 0, busyMs: 0, active: 0 });
   statusTimes.clear();
   tracer?.start();
   const e2e = await ingest(datastoreId, documents, 'doc');
   tracer?.stop();
   inRun.on = false;
+  const cpuTotal = cpuSince(cpu0, await cpuNow());
   if (inspector) {
     const { profile: cpu } = await inspector.post('Profiler.stop');
     writeFileSync(profile!, JSON.stringify(cpu));
@@ -347,9 +397,11 @@ async function round(r: number, profile?: string): Promise<Round> {
     await sql(`vacuum chunks`);
   };
   await clear();
+  const cpu2 = await cpuNow();
   const t2 = performance.now();
   await rawInsert(datastoreId, rows);
   const raw = (performance.now() - t2) / 1000;
+  const cpuRaw = cpuSince(cpu2, await cpuNow());
   if ((await count()) !== chunks) throw new Error(`the raw insert stored ${await count()} chunks, ${chunks} expected`);
 
   // 4. PostgreSQL: the same, documents dealt round-robin over WORKERS connections at once, as the
@@ -366,7 +418,7 @@ async function round(r: number, profile?: string): Promise<Round> {
   }
 
   await drop(datastoreId);
-  return { chunks, total: e2e.seconds, embedding, raw, parallel, inRun: { busy: inRun.busyMs / 1000, sum: inRun.sumMs / 1000, calls: inRun.calls }, workers };
+  return { chunks, total: e2e.seconds, embedding, raw, parallel, cpu: { total: cpuTotal, raw: cpuRaw }, inRun: { busy: inRun.busyMs / 1000, sum: inRun.sumMs / 1000, calls: inRun.calls }, workers };
 }
 
 const ratio = (x: Round) => (x.total - x.embedding) / x.raw;
@@ -402,6 +454,7 @@ const embedderName = local
   ? 'the shipped local model (BENCH_EMBEDDER=local)'
   : 'the OpenAI-compatible test server in a child process (BENCH_EMBEDDER=local: the shipped model)';
 console.log(`database: ${database}; embedder: ${embedderName}`);
+console.log(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), load average at the end ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 console.log(
   `${DOCS} text documents per round, ${m.chunks} chunks of <= ${chunking.chunkSize} characters; ${CLIENTS} concurrent POSTs, ${WORKERS} ingest workers; ` +
     `${ROUNDS} round(s) after a warm-up, median round shown (seed ${baseSeed})`,
@@ -412,6 +465,17 @@ line('embedding step alone (same calls, timed apart)', m.embedding);
 line('end to end - embedding', pipeline);
 line(`raw multi-row INSERT of the same rows (${RAW_BATCH} rows/statement)`, m.raw);
 if (m.parallel !== null) line(`  the same over ${WORKERS} connections at once, like the workers`, m.parallel);
+const perChunk = (c: { self: number; db: number }) =>
+  postgresUrl
+    ? `${(((c.self + c.db) * 1000) / m.chunks).toFixed(2)} ms (this process ${((c.self * 1000) / m.chunks).toFixed(2)}, PostgreSQL ${((c.db * 1000) / m.chunks).toFixed(2)})`
+    : `${((c.self * 1000) / m.chunks).toFixed(2)} ms`;
+console.log(
+  `CPU per chunk${postgresUrl ? '' : ' (this process, the embedded database included)'}, the embedding endpoint's process left out: end to end ${perChunk(m.cpu.total)}, raw insert ${perChunk(m.cpu.raw)}`,
+);
+console.log(
+  `  so at most ${(m.chunks / (m.cpu.total.self + m.cpu.total.db)).toFixed(0)} chunks per CPU-second end to end, ${(m.chunks / (m.cpu.raw.self + m.cpu.raw.db)).toFixed(0)} for the raw insert` +
+    (postgresUrl ? ` (${cpus().length} cores: up to ${cpus().length}x that)` : ' (PGlite runs on this one thread)'),
+);
 console.log('');
 console.log(`ratio (end to end - embedding) / raw insert: ${ratio(m).toFixed(2)} (target <= 2); every round: ${rounds.map((x) => ratio(x).toFixed(2)).join(', ')}`);
 if (m.parallel !== null) {
