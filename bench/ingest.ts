@@ -221,21 +221,21 @@ async function upload(datastoreId: string, fileName: string, text: string): Prom
   // meanwhile would reset a POST that cannot be retried.
   const encoded = new Response(form);
   const body = Buffer.from(await encoded.arrayBuffer());
-  const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+  const { status, answer } = await new Promise<{ status: number; answer: string }>((resolve, reject) => {
     const req = httpRequest(`${base}/api/datasources`, {
       method: 'POST',
       agent: false,
       headers: { authorization: `Bearer ${key}`, 'content-type': encoded.headers.get('content-type')!, 'content-length': body.length },
     });
     req.on('response', (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (d: string) => (text += d)).on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      let answer = '';
+      res.setEncoding('utf8').on('data', (d: string) => (answer += d)).on('end', () => resolve({ status: res.statusCode ?? 0, answer }));
     });
     req.on('error', reject);
     req.end(body);
   });
-  const json = JSON.parse(text) as any;
-  if (status !== 200) throw new Error(`upload answered ${status}: ${text.slice(0, 300)}`);
+  const json = JSON.parse(answer) as any;
+  if (status !== 200) throw new Error(`upload answered ${status}: ${answer.slice(0, 300)}`);
   return json.id;
 }
 
