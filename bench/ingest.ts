@@ -28,9 +28,10 @@
  * bench/cpuprofile-summary.ts).
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { Session } from 'node:inspector/promises';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import pgvector from 'pgvector';
@@ -42,10 +43,18 @@ import { DATASOURCE_STATUS } from '../src/ingestion/datasource.service.ts';
 import { tracePg, tracePglite, untraced, type Tracer } from './ingest-trace.ts';
 import { spawnServer } from './support.ts';
 
+/**
+ * BENCH_CORPUS=files (the default): issue 19's corpus, 100 text files of 100 paragraphs of 700-900
+ * characters (one chunk each: 10,000 chunks), uploaded as multipart files the way a user uploads
+ * them, 384-dimensional vectors. BENCH_CORPUS=prose: 100 JSON text documents of ~36 chunks, 512
+ * dimensions (the figures of earlier rounds in docs/benchmarks.md).
+ */
+const files = (process.env.BENCH_CORPUS ?? 'files') === 'files';
 const DOCS = Number(process.env.BENCH_DOCS ?? 100);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const PARAGRAPHS = 36; // ~36 chunks of up to 1,000 characters per document
+const PARAGRAPHS = files ? 100 : 36;
+const DIMENSION = files ? 384 : 512;
 const WORKERS = 2; // startIngestWorkers' default localConcurrency
 const RAW_BATCH = 500; // rows per INSERT statement, as src/ingestion/chunk.store.ts
 const WARMUP_DOCS = 4;
@@ -65,13 +74,22 @@ function makeDocuments(seed: number, count: number): string[] {
   let state = seed;
   const rand = () => (state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   const sentence = () => Array.from({ length: 12 }, () => words[Math.floor(rand() * words.length)]).join(' ') + '.';
+  /** A paragraph of 700-900 characters: sentences added until the drawn length is reached, then cut at a word. */
+  const paragraph = (head: string) => {
+    const target = 700 + Math.floor(rand() * 201);
+    let p = head;
+    while (p.length < target) p += ` ${sentence()}`;
+    return p.slice(0, p.lastIndexOf(' ', target)) + '.';
+  };
   return Array.from({ length: count }, (_, d) =>
-    Array.from({ length: PARAGRAPHS }, (_, p) => `Section ${seed}.${d}.${p}. ${Array.from({ length: 6 }, sentence).join(' ')}`).join('\n\n'),
+    Array.from({ length: PARAGRAPHS }, (_, p) =>
+      files ? paragraph(`Section ${seed}.${d}.${p}.`) : `Section ${seed}.${d}.${p}. ${Array.from({ length: 6 }, sentence).join(' ')}`,
+    ).join('\n\n'),
   );
 }
 
 // ---- the service, in this process ----
-const embeddingServer = local ? null : await spawnServer('bench/ingest-embedder.ts', { EMBEDDING_DIMENSION: '512' });
+const embeddingServer = local ? null : await spawnServer('bench/ingest-embedder.ts', { EMBEDDING_DIMENSION: String(DIMENSION) });
 const dataDir = mkdtempSync(path.join(tmpdir(), 'agentbase-bench-ingest-'));
 const pgTracer = trace && postgresUrl ? tracePg() : null;
 const config = loadConfig({
@@ -83,7 +101,7 @@ const config = loadConfig({
   DATA_DIR: dataDir,
   DATABASE_URL: postgresUrl ?? (pgliteInMemory ? 'pglite://memory' : ''),
   ...(embeddingServer
-    ? { OPENAI_BASE_URL: embeddingServer.url, OPENAI_API_KEY: 'bench', EMBEDDING_MODEL: 'bench-embedding', EMBEDDING_DIMENSION: '512' }
+    ? { OPENAI_BASE_URL: embeddingServer.url, OPENAI_API_KEY: 'bench', EMBEDDING_MODEL: 'bench-embedding', EMBEDDING_DIMENSION: String(DIMENSION) }
     : { OPENAI_BASE_URL: '', OPENAI_API_KEY: '', EMBEDDING_MODEL: '' }),
 });
 const app = await start(config);
@@ -96,7 +114,7 @@ const PER_ROW = 8; // $1 is the datastore, $2 custom_id (null), then 8 parameter
 const values = (n: number) =>
   Array.from({ length: n }, (_, r) => {
     const p = (k: number) => `$${3 + r * PER_ROW + k}`;
-    return `(${p(0)}::uuid, ${p(1)}::uuid, $1::uuid, $2::text, ${p(2)}::int, ${p(3)}::int, ${p(4)}, ${p(5)}, ${p(6)}::vector, 512, ${p(7)}::jsonb)`;
+    return `(${p(0)}::uuid, ${p(1)}::uuid, $1::uuid, $2::text, ${p(2)}::int, ${p(3)}::int, ${p(4)}, ${p(5)}, ${p(6)}::vector, ${DIMENSION}, ${p(7)}::jsonb)`;
   }).join(', ');
 type Query = (text: string, params: unknown[]) => Promise<unknown>;
 async function insertRows(query: Query, datastoreId: string, rows: unknown[][]) {
@@ -146,6 +164,34 @@ if (postgresUrl) {
   };
 }
 
+// ---- CPU time: load-independent where wall time is not (the machine may be shared) ----
+/**
+ * CPU seconds so far of this process (service, PGlite and their threads) and, on PostgreSQL, of the
+ * backends connected to the service's database, read from /proc (the server must run on this
+ * machine; a backend that exits between two readings loses its share, so the figure is a floor).
+ */
+async function cpuNow(): Promise<{ self: number; backends: Map<number, number> }> {
+  const { user, system } = process.cpuUsage();
+  const backends = new Map<number, number>();
+  if (postgresUrl) {
+    const pids = await sql<{ pid: number }>(`select pid from pg_stat_activity where datname = current_database()`);
+    for (const { pid } of pids) {
+      try {
+        const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+        backends.set(pid, (Number(f[11]) + Number(f[12])) / 100);
+      } catch {
+        // Not on this machine, or gone: left out.
+      }
+    }
+  }
+  return { self: (user + system) / 1e6, backends };
+}
+function cpuSince(a: Awaited<ReturnType<typeof cpuNow>>, b: Awaited<ReturnType<typeof cpuNow>>): { self: number; db: number } {
+  let db = 0;
+  for (const [pid, t] of b.backends) db += t - (a.backends.get(pid) ?? 0);
+  return { self: b.self - a.self, db };
+}
+
 // ---- the service's API ----
 async function call(method: string, url: string, body: unknown, token?: string) {
   const res = await fetch(url, {
@@ -164,6 +210,35 @@ const session = (await gql(`mutation { signUp(input: { email: "${email}", passwo
 const key = (await gql(`mutation { createApiKey(input: { name: "bench" }) { key } }`, session)).data.createApiKey.key;
 const newDatastore = async (name: string) => (await gql(`mutation { createDatastore(input: { name: "${name}" }) { id } }`, key)).data.createDatastore.id as string;
 
+/** A text file sent as a browser or curl sends it: multipart/form-data, the file in the part "file". */
+async function upload(datastoreId: string, fileName: string, text: string): Promise<string> {
+  const form = new FormData();
+  form.set('type', 'file');
+  form.set('datastoreId', datastoreId);
+  form.set('file', new Blob([text], { type: 'text/plain' }), fileName);
+  // Encoded by the platform's own multipart writer, sent on a connection of its own: with PGlite the
+  // service's event loop can stall for seconds, and a keep-alive connection the server is closing
+  // meanwhile would reset a POST that cannot be retried.
+  const encoded = new Response(form);
+  const body = Buffer.from(await encoded.arrayBuffer());
+  const { status, answer } = await new Promise<{ status: number; answer: string }>((resolve, reject) => {
+    const req = httpRequest(`${base}/api/datasources`, {
+      method: 'POST',
+      agent: false,
+      headers: { authorization: `Bearer ${key}`, 'content-type': encoded.headers.get('content-type')!, 'content-length': body.length },
+    });
+    req.on('response', (res) => {
+      let answer = '';
+      res.setEncoding('utf8').on('data', (d: string) => (answer += d)).on('end', () => resolve({ status: res.statusCode ?? 0, answer }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+  const json = JSON.parse(answer) as any;
+  if (status !== 200) throw new Error(`upload answered ${status}: ${answer.slice(0, 300)}`);
+  return json.id;
+}
+
 /** POSTs the documents, BENCH_CLIENTS at a time, and waits until every datasource is synched. */
 async function ingest(datastoreId: string, texts: string[], prefix: string): Promise<{ seconds: number; ids: string[] }> {
   const t0 = performance.now();
@@ -173,7 +248,7 @@ async function ingest(datastoreId: string, texts: string[], prefix: string): Pro
     Array.from({ length: Math.min(CLIENTS, texts.length) }, async () => {
       while (next < texts.length) {
         const i = next++;
-        ids[i] = (await call('POST', `${base}/api/datasources`, { datastoreId, type: 'text', name: `${prefix} ${i}`, text: texts[i] }, key)).id;
+        ids[i] = files ? await upload(datastoreId, `${prefix} ${i}.txt`, texts[i]!) : (await call('POST', `${base}/api/datasources`, { datastoreId, type: 'text', name: `${prefix} ${i}`, text: texts[i] }, key)).id;
       }
     }),
   );
@@ -254,6 +329,8 @@ interface Round {
   inRun: { busy: number; sum: number; calls: number };
   /** Seconds: first document's wait for a worker, average wait, sum of running -> synched. */
   workers: { n: number; firstWait: number; wait: number; run: number } | null;
+  /** CPU seconds spent (this process, and PostgreSQL's backends for the service's database) end to end and by the raw insert. */
+  cpu: { total: { self: number; db: number }; raw: { self: number; db: number } };
 }
 
 async function round(r: number, profile?: string): Promise<Round> {
@@ -271,12 +348,14 @@ async function round(r: number, profile?: string): Promise<Round> {
     await inspector.post('Profiler.setSamplingInterval', { interval: 200 });
     await inspector.post('Profiler.start');
   }
+  const cpu0 = await cpuNow();
   Object.assign(inRun, { on: true, calls: 0, sumMs: 0, busyMs: 0, active: 0 });
   statusTimes.clear();
   tracer?.start();
   const e2e = await ingest(datastoreId, documents, 'doc');
   tracer?.stop();
   inRun.on = false;
+  const cpuTotal = cpuSince(cpu0, await cpuNow());
   if (inspector) {
     const { profile: cpu } = await inspector.post('Profiler.stop');
     writeFileSync(profile!, JSON.stringify(cpu));
@@ -318,9 +397,11 @@ async function round(r: number, profile?: string): Promise<Round> {
     await sql(`vacuum chunks`);
   };
   await clear();
+  const cpu2 = await cpuNow();
   const t2 = performance.now();
   await rawInsert(datastoreId, rows);
   const raw = (performance.now() - t2) / 1000;
+  const cpuRaw = cpuSince(cpu2, await cpuNow());
   if ((await count()) !== chunks) throw new Error(`the raw insert stored ${await count()} chunks, ${chunks} expected`);
 
   // 4. PostgreSQL: the same, documents dealt round-robin over WORKERS connections at once, as the
@@ -337,7 +418,7 @@ async function round(r: number, profile?: string): Promise<Round> {
   }
 
   await drop(datastoreId);
-  return { chunks, total: e2e.seconds, embedding, raw, parallel, inRun: { busy: inRun.busyMs / 1000, sum: inRun.sumMs / 1000, calls: inRun.calls }, workers };
+  return { chunks, total: e2e.seconds, embedding, raw, parallel, cpu: { total: cpuTotal, raw: cpuRaw }, inRun: { busy: inRun.busyMs / 1000, sum: inRun.sumMs / 1000, calls: inRun.calls }, workers };
 }
 
 const ratio = (x: Round) => (x.total - x.embedding) / x.raw;
@@ -373,6 +454,7 @@ const embedderName = local
   ? 'the shipped local model (BENCH_EMBEDDER=local)'
   : 'the OpenAI-compatible test server in a child process (BENCH_EMBEDDER=local: the shipped model)';
 console.log(`database: ${database}; embedder: ${embedderName}`);
+console.log(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), load average at the end ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 console.log(
   `${DOCS} text documents per round, ${m.chunks} chunks of <= ${chunking.chunkSize} characters; ${CLIENTS} concurrent POSTs, ${WORKERS} ingest workers; ` +
     `${ROUNDS} round(s) after a warm-up, median round shown (seed ${baseSeed})`,
@@ -383,6 +465,17 @@ line('embedding step alone (same calls, timed apart)', m.embedding);
 line('end to end - embedding', pipeline);
 line(`raw multi-row INSERT of the same rows (${RAW_BATCH} rows/statement)`, m.raw);
 if (m.parallel !== null) line(`  the same over ${WORKERS} connections at once, like the workers`, m.parallel);
+const perChunk = (c: { self: number; db: number }) =>
+  postgresUrl
+    ? `${(((c.self + c.db) * 1000) / m.chunks).toFixed(2)} ms (this process ${((c.self * 1000) / m.chunks).toFixed(2)}, PostgreSQL ${((c.db * 1000) / m.chunks).toFixed(2)})`
+    : `${((c.self * 1000) / m.chunks).toFixed(2)} ms`;
+console.log(
+  `CPU per chunk${postgresUrl ? '' : ' (this process, the embedded database included)'}, the embedding endpoint's process left out: end to end ${perChunk(m.cpu.total)}, raw insert ${perChunk(m.cpu.raw)}`,
+);
+console.log(
+  `  so at most ${(m.chunks / (m.cpu.total.self + m.cpu.total.db)).toFixed(0)} chunks per CPU-second end to end, ${(m.chunks / (m.cpu.raw.self + m.cpu.raw.db)).toFixed(0)} for the raw insert` +
+    (postgresUrl ? ` (${cpus().length} cores: up to ${cpus().length}x that)` : ' (PGlite runs on this one thread)'),
+);
 console.log('');
 console.log(`ratio (end to end - embedding) / raw insert: ${ratio(m).toFixed(2)} (target <= 2); every round: ${rounds.map((x) => ratio(x).toFixed(2)).join(', ')}`);
 if (m.parallel !== null) {

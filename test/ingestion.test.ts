@@ -80,6 +80,12 @@ describe('direct upload (endpoint 5) and POST /datasources (endpoint 6)', () => 
     const [row] = await sql('select datastore_id, dimension, vector_dims(embedding) as dims, metadata from chunks where datasource_id = ? limit 1', [res.body.id]);
     expect(row).toMatchObject({ datastore_id: privateStore, dimension: 512, dims: 512 });
     expect(row.metadata).toMatchObject({ source: 'report.txt', datasource_name: 'report.txt' });
+    // The stored vector is the model's, to float32 precision (chunk.store.ts sends it as integers, db/vector-ints.ts).
+    const [stored] = await sql('select text, embedding::text as embedding from chunks where datasource_id = ? order by position limit 1', [res.body.id]);
+    const [expected] = await app.services.embedder.embedDocuments([stored.text]);
+    const got = JSON.parse(stored.embedding) as number[];
+    expect(got).toHaveLength(expected!.length);
+    expect(Math.max(...got.map((x, i) => Math.abs(Math.fround(x) - Math.fround(expected![i]!))))).toBeLessThanOrEqual(2 ** -31);
   });
 
   it('POST /datasources multipart keeps custom_id on the datasource and its chunks', async () => {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Em } from '../db/orm.ts';
 import { rawQuery } from '../db/raw.ts';
-import { vectorLiteral } from '../db/vector.type.ts';
+import { vectorFromInts, vectorIntsLiteral, vectorIntsScale } from '../db/vector-ints.ts';
 import { newId } from '../ids.ts';
 import type { Piece } from './chunker.ts';
 import { guardSql, type StatusWrite } from './datasource.service.ts';
@@ -45,8 +45,8 @@ function sameModel(p: number): string {
 const INSERT_BATCH = 500;
 
 const COLUMNS = 'id, datasource_id, datastore_id, custom_id, position, page, text, content_hash, embedding, dimension, metadata';
-/** One statement per batch: arrays unnested server-side, whatever the batch size. Parameters $1-$11. */
-const INSERT_SELECT = `select id, $1::uuid, $2::uuid, $3::text, position, page, text, content_hash, embedding::vector, $4::smallint, metadata
+/** One statement per batch: arrays unnested server-side, whatever the batch size. Parameters $1-$12. */
+const INSERT_SELECT = `select id, $1::uuid, $2::uuid, $3::text, position, page, text, content_hash, ${vectorFromInts('embedding::int4[]', '$12')}, $4::smallint, metadata
   from unnest($5::uuid[], $6::int[], $7::int[], $8::text[], $9::text[], $10::text[], $11::jsonb[])
     as t(id, position, page, text, content_hash, embedding, metadata)`;
 
@@ -61,8 +61,9 @@ function insertParams(target: ChunkTarget, batch: ChunkRow[]): unknown[] {
     batch.map((r) => r.page),
     batch.map((r) => r.text),
     batch.map((r) => createHash('sha256').update(r.text).digest('hex')),
-    batch.map((r) => vectorLiteral(r.embedding)),
+    batch.map((r) => vectorIntsLiteral(r.embedding)),
     batch.map((r) => JSON.stringify(r.metadata)),
+    vectorIntsScale(target.dimension),
   ];
 }
 
@@ -105,10 +106,10 @@ export async function storeChunks(em: Em, target: ChunkTarget, rows: ChunkRow[],
   if (rows.length <= INSERT_BATCH) {
     const result = await rawQuery(
       em,
-      `with target as (select id from datasources where id = $1 and ${synchedGuard(12)} and ${sameModel(22)} for no key update),
+      `with target as (select id from datasources where id = $1 and ${synchedGuard(13)} and ${sameModel(23)} for no key update),
             gone as (delete from chunks where datasource_id = (select id from target)),
             added as (insert into chunks (${COLUMNS}) ${INSERT_SELECT} where exists (select 1 from target)),
-            ${synchedSql(12, 'id = (select id from target)')}`,
+            ${synchedSql(13, 'id = (select id from target)')}`,
       [...insertParams(target, rows), ...synchedParams(rows, done), target.embeddingModel ?? null],
     );
     return result.length > 0;

@@ -16,7 +16,7 @@ import { Worker } from 'node:worker_threads';
 import { LoaderError } from './errors.ts';
 import { isOoxml, isSupportedMimeType, labelOf, magic, MIME, normalizeMimeType } from './mime.ts';
 import { tooMuchText } from './common.ts';
-import { formatOf } from './parse.ts';
+import { formatOf, parseDocument } from './parse.ts';
 import type { WorkerJob, WorkerReply } from './protocol.ts';
 import type { LoadedDocument } from './types.ts';
 import { inspectZip } from './zip-guard.ts';
@@ -97,6 +97,14 @@ const ZIP_HEAP_BYTES_PER_UNCOMPRESSED_BYTE = 2;
 /** UTF-8 needs at most 4 bytes per character, so more bytes than this surely exceed the cap. */
 const MAX_UTF8_BYTES_PER_CHAR = 4;
 
+/**
+ * Read on the caller's thread: decoding text runs no parsing library, takes time linear in a size
+ * the precheck has already bounded, and cannot blow up. A worker's start costs far more than the
+ * read (~1 s of CPU per document under the TypeScript hook, which `npm start` uses), and was
+ * most of the CPU an upload of text files cost (docs/benchmarks.md, bench:ingest).
+ */
+const INLINE_TYPES: ReadonlySet<string> = new Set([MIME.text, MIME.markdown]);
+
 function tooLarge(): LoaderError {
   return new LoaderError('TOO_LARGE', 'The document is too large to read.');
 }
@@ -146,6 +154,7 @@ export async function loadDocument(data: Buffer, mimeType: string, opts: LoadOpt
   if (data.length === 0) throw new LoaderError('EMPTY', 'The file is empty.');
   const limits: Limits = { timeoutMs, maxMemoryMb, maxTextChars };
   precheck(data, type, limits);
+  if (INLINE_TYPES.has(type)) return parseDocument(data, type, { maxTextChars });
   return slots.run(() => runWorker(data, type, limits));
 }
 
