@@ -104,7 +104,7 @@ describe('the playground', () => {
     const source = lastAnswer(page).getByRole('link', { name: 'refunds.txt' });
     await expect(source.getAttribute('href')).resolves.toBe(`#/datasources/${datasourceId}`);
     await lastAnswer(page).getByText('Excerpt').click();
-    await expect(lastAnswer(page).getByText('within 30 days').isVisible()).resolves.toBe(true);
+    await lastAnswer(page).getByText('within 30 days').waitFor();
 
     model.setStreamTiming({ tokenDelayMs: 0 });
     await send(page, 'And for a gift?');
@@ -126,8 +126,8 @@ describe('the playground', () => {
     await waitFor(async () => ((await lastAnswer(page).locator('.chat-text').textContent()) ?? '').includes('more'), 20_000, 'streamed text');
     await page.getByRole('button', { name: 'Stop' }).click();
     await model.whenAborted(aborted + 1);
-    await expect(lastAnswer(page).getByText('Stopped').isVisible()).resolves.toBe(true);
-    await expect(page.getByRole('button', { name: 'Send' }).isVisible()).resolves.toBe(true);
+    await lastAnswer(page).getByText('Stopped').waitFor();
+    await page.getByRole('button', { name: 'Send' }).waitFor();
     model.setStreamTiming({ tokenDelayMs: 0 });
     clean(console_);
   });
@@ -159,7 +159,7 @@ describe('the conversations inbox', () => {
     await page.goto(`${app.url}/#/conversations`);
     const rows = page.locator('tbody tr');
     await expect(rows.count().then(async (n) => n || (await rows.first().waitFor(), rows.count()))).resolves.toBe(2);
-    await expect(rows.first().getByRole('cell', { name: 'Internal' }).isVisible()).resolves.toBe(true);
+    await rows.first().getByRole('cell', { name: 'Internal' }).waitFor();
     await screenshot(page, 'conversations');
     expect(await accessibilityProblems(page)).toEqual([]);
     await page.getByLabel('Agent', { exact: true }).selectOption(agents.public);
@@ -171,8 +171,8 @@ describe('the conversations inbox', () => {
     // Two full answers, the stopped one and the one with parameters: eight messages.
     await expect(messages.count()).resolves.toBe(8);
     await expect(messages.first().textContent()).resolves.toContain('How long do refunds take?');
-    await expect(page.getByRole('link', { name: 'refunds.txt' }).first().isVisible()).resolves.toBe(true);
-    await expect(page.getByText('Stopped').isVisible()).resolves.toBe(true);
+    await page.getByRole('link', { name: 'refunds.txt' }).first().waitFor();
+    await page.getByText('Stopped').waitFor();
     await screenshot(page, 'conversation');
     expect(await accessibilityProblems(page)).toEqual([]);
     clean(console_);
@@ -204,13 +204,13 @@ describe('the public chat page', () => {
       const { page } = visitor;
       await page.goto(`${app.url}/chat/@${handle}`);
       await page.getByRole('heading', { name: 'Helper' }).waitFor();
-      await expect(page.getByText('Answers questions about the handbook.').isVisible()).resolves.toBe(true);
+      await page.getByText('Answers questions about the handbook.').waitFor();
       await expect(page.getByText('Chat Org').count()).resolves.toBe(0);
       await send(page, 'Can I return a purchase?');
       await answered(page);
       await expect(lastAnswer(page).locator('.chat-text').textContent()).resolves.toContain('Can I return a purchase?');
       // A file's name, not a link into the console.
-      await expect(lastAnswer(page).locator('.chat-sources').getByText('refunds.txt').isVisible()).resolves.toBe(true);
+      await lastAnswer(page).locator('.chat-sources').getByText('refunds.txt').waitFor();
       await expect(lastAnswer(page).locator('.chat-sources a').count()).resolves.toBe(0);
       await screenshot(page, 'chat-page');
       expect(await accessibilityProblems(page)).toEqual([]);

@@ -92,7 +92,7 @@ describe('datastores', () => {
     const chunks = page.getByRole('list', { name: 'Chunks' });
     await chunks.getByText(/lighthouse keeper trims the wick/).waitFor();
     await expect(chunks.getByText(/Position 0/).count()).resolves.toBe(1);
-    await expect(page.getByText(/tokens/).first().isVisible()).resolves.toBe(true);
+    await page.getByText(/tokens/).first().waitFor();
     await expect(page.getByRole('button', { name: 'Next chunks' }).isDisabled()).resolves.toBe(true);
     await screenshot(page, 'chunks');
     await clean();
@@ -108,7 +108,7 @@ describe('datastores', () => {
     const first = results.getByRole('listitem').first();
     await expect(first.textContent()).resolves.toMatch(/Score 0\.\d{3}/);
     await expect(first.textContent()).resolves.toContain('clockwork');
-    await expect(first.getByRole('link', { name: 'alpha.md' }).isVisible()).resolves.toBe(true);
+    await first.getByRole('link', { name: 'alpha.md' }).waitFor();
     await screenshot(page, 'datastore');
     await clean();
   });

@@ -67,7 +67,7 @@ describe('accounts', () => {
     await page.getByLabel('Password').fill('correct horse battery');
     await page.getByRole('button', { name: 'Sign up' }).click();
     await page.getByRole('heading', { name: 'Harbour Tea' }).waitFor();
-    await expect(page.getByText(/0 of 10,000 queries this month/).isVisible()).resolves.toBe(true);
+    await page.getByText(/0 of 10,000 queries this month/).waitFor();
     await assertClean();
   });
 
@@ -117,7 +117,7 @@ describe('API keys', () => {
     await page.getByRole('button', { name: 'Create key' }).click();
     const dialog = page.getByRole('dialog', { name: 'Your new API key' });
     await dialog.waitFor();
-    await expect(dialog.getByText('shown only this once').isVisible()).resolves.toBe(true);
+    await dialog.getByText('shown only this once').waitFor();
     key = await dialog.getByRole('textbox').inputValue();
     expect(key).toMatch(/^ak_/);
     await dialog.getByRole('button', { name: 'Copy' }).click();

@@ -10,7 +10,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { ANONYMOUS } from '../auth/auth.ts';
-import { CONSOLE_CSP, type PageLookup } from './console.ts';
+import { CONSOLE_CSP, type PageLookup } from './page-policy.ts';
 import { pathnameOf } from './respond.ts';
 
 const CHAT_PATH = /^\/chat\/([^/]{1,200})$/;

@@ -11,18 +11,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { errorBody } from '../errors.ts';
-import type { Context } from '../graphql/context.ts';
 import { chatPageCsp, isChatPagePath } from './chat-page.ts';
+import { CONSOLE_CSP, type PageLookup } from './page-policy.ts';
 import { pathnameOf, sendJson } from './respond.ts';
 
 export const CONSOLE_DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../console/dist');
 
-/**
- * Scripts, styles, fonts and connections from this server only; no inline script anywhere.
- * Images may be `data:` URLs: pico.css draws its checkboxes and arrows with them.
- */
-export const CONSOLE_CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+export { CONSOLE_CSP, type PageLookup };
 
 export interface ConsolePage {
   /** The built HTML file, relative to console/dist. */
@@ -31,11 +26,6 @@ export interface ConsolePage {
   matches(pathname: string, req: IncomingMessage): boolean;
   /** Its Content-Security-Policy; CONSOLE_CSP unless the page needs another. */
   csp?: string | ((req: IncomingMessage, lookup: PageLookup) => string | Promise<string>);
-}
-
-/** What a page's `csp` may consult: an anonymous request context (services, database). */
-export interface PageLookup {
-  context(req: IncomingMessage): Promise<Context>;
 }
 
 /**
