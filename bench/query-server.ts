@@ -34,6 +34,9 @@ const running = await start(
     PORT: '0',
     HOST: '127.0.0.1',
     LOG_LEVEL: 'error',
+    // Anonymous queries of the public datastore spend the address's budget: the benchmark is one address.
+    RATE_LIMIT_IP_PER_MINUTE: '1000000',
+    RATE_LIMIT_VISITOR_PER_MINUTE: '100000',
     DATA_DIR: mkdtempSync(path.join(tmpdir(), 'agentbase-bench-')),
     DATABASE_URL: process.env.DATABASE_URL || 'pglite://memory',
   }),

@@ -18,6 +18,7 @@ import type { EmbedderRegistry } from '../providers/embedder-registry.ts';
 import { RerankError, type Reranker } from '../providers/rerank.ts';
 import type { DatastoreService } from '../datastores/datastore.service.ts';
 import type { Limits } from '../limits/limits.ts';
+import { QueryVectors } from './query-vectors.ts';
 
 export interface Fragment {
   text: string;
@@ -51,6 +52,21 @@ export interface SearchInput {
 
 export const TOP_K_DEFAULT = 5;
 export const TOP_K_MAX = 100;
+/**
+ * How many chunks matching the query's words the text search ranks at most. Ranking every match
+ * grows with the datastore (a common word matches thousands of chunks); the pool takes chunks
+ * with more of the query's words first, so what it leaves out shares one word with the query and
+ * would score at most 1/(number of words) on that half of the relevance.
+ */
+export const FTS_POOL = 100;
+/**
+ * The query's words two by two, OR-ed ("a & b | a & c | b & c"): chunks with at least two of them.
+ * Null for fewer than two words (the tier then matches nothing). The lexemes come stemmed from
+ * to_tsvector and are quoted for tsquery's input syntax (quotes and backslashes doubled).
+ */
+const tsqQuote = (lexeme: string) => `'''' || replace(replace(${lexeme}, '\\', '\\\\'), '''', '''''') || ''''`;
+const PAIRS_TSQUERY = `(select string_agg(${tsqQuote('a')} || ' & ' || ${tsqQuote('b')}, ' | ')::tsquery
+                 from unnest(tsvector_to_array(to_tsvector('english', $6))) a, unnest(tsvector_to_array(to_tsvector('english', $6))) b where a < b)`;
 /** Fragment.score, in SQL over the candidates' cosine similarity and word coverage. */
 const RELEVANCE = 'least(1, (s.cos + s.words) / 2)';
 
@@ -63,6 +79,8 @@ export class RetrievalService {
     private readonly reranker: Reranker | null = null,
     /** Each datastore's own model; without it, only datastores of the configured model's dimension are searched. */
     private readonly embedders: EmbedderRegistry | null = null,
+    /** Vectors of recent query texts; by default none kept (concurrent identical queries still share one embedding). */
+    private readonly queryVectors: QueryVectors = new QueryVectors(0),
   ) {}
 
   /**
@@ -124,7 +142,7 @@ export class RetrievalService {
   /** One search per model, merged by score (scores are comparable across searches: see Fragment.score). */
   private async searchGroups(em: Em, groups: Map<Embedder, string[]>, query: string, topK: number, filters: SearchFilters, minScore: number | null, signal?: AbortSignal): Promise<Fragment[]> {
     const found = await Promise.all(
-      [...groups].map(async ([embedder, ids]) => this.searchByVector(em, ids, query, await embedder.embedQuery(query, signal), topK, filters, { minScore })),
+      [...groups].map(async ([embedder, ids]) => this.searchByVector(em, ids, query, await this.queryVectors.embed(embedder, query, signal), topK, filters, { minScore })),
     );
     if (found.length === 1) return found[0]!;
     return found.flat().sort((a, b) => b.score - a.score).slice(0, topK);
@@ -179,12 +197,23 @@ export function searchSql(datastoreIds: string[], query: string, vector: number[
       ) nearest
     ),
     q as (select to_tsquery('english', replace(plainto_tsquery('english', $6)::text, ' & ', ' | ')) as tq,
+                 plainto_tsquery('english', $6) as tq_all,
+                 ${PAIRS_TSQUERY} as tq_two,
                  tsvector_to_array(to_tsvector('english', $6)) as words),
     fts as (
-      select c.id, row_number() over (order by ts_rank_cd(c.tsv, q.tq) desc, c.id) as r
-      from chunks c, q
-      where c.tsv @@ q.tq and ${filter}
-      order by ts_rank_cd(c.tsv, q.tq) desc, c.id
+      select p.id, p.tsv, row_number() over (order by ts_rank_cd(p.tsv, q.tq) desc, p.id) as r
+      from (
+        -- Ranked among a bounded pool, not among every chunk that shares a word with the query:
+        -- chunks with all the query's words, then with two of them, then with one, as the GIN
+        -- index yields them, until the pool is full (UNION ALL under a LIMIT stops reading there).
+        (select c.id, c.tsv from chunks c, q where c.tsv @@ q.tq_all and ${filter})
+        union all
+        (select c.id, c.tsv from chunks c, q where c.tsv @@ q.tq_two and not c.tsv @@ q.tq_all and ${filter})
+        union all
+        (select c.id, c.tsv from chunks c, q where c.tsv @@ q.tq and not c.tsv @@ q.tq_two and not c.tsv @@ q.tq_all and ${filter})
+        limit $10
+      ) p, q
+      order by ts_rank_cd(p.tsv, q.tq) desc, p.id
       limit $8
     ),
     candidates as (
@@ -194,20 +223,26 @@ export function searchSql(datastoreIds: string[], query: string, vector: number[
     scored as (
       select f.id, f.vr, f.tr,
              greatest(0, 1 - coalesce(f.d, c.embedding::vector(${dim}) <=> $1::vector(${dim}))) as cos,
-             (select count(*) from unnest(c.tsv) u where u.lexeme = any(q.words))::float8 / greatest(cardinality(q.words), 1) as words
+             -- The query's words in the chunk: its lexemes less those words (ts_delete is a binary search per word).
+             (length(c.tsv) - length(ts_delete(c.tsv, q.words)))::float8 / greatest(cardinality(q.words), 1) as words
       from candidates f join chunks c on c.id = f.id, q
     ),
-    ranked as (select s.*, ${RELEVANCE} as relevance, ${rank} as rank from scored s)
+    ranked as (select s.*, ${RELEVANCE} as relevance, ${rank} as rank from scored s),
+    -- The top K before the rows are read for their text: the other candidates never are.
+    top as (
+      select f.id, f.relevance, f.rank, f.vr from ranked f
+      -- The cut compares the score as the caller reads it (rounded): minScore = a score it was shown keeps that fragment.
+      where ($9::float8 is null or round(f.relevance::numeric, 6) >= $9::numeric)
+      order by f.rank desc, f.vr asc
+      limit $7
+    )
     select c.text, round(f.relevance::numeric, 6) as score,
            coalesce(c.metadata->>'source', d.name) as source,
            c.datasource_id, d.name as datasource_name, c.page, c.custom_id, c.metadata->>'section' as section
-    from ranked f
+    from top f
     join chunks c on c.id = f.id
     join datasources d on d.id = c.datasource_id
-    -- The cut compares the score as the caller reads it (rounded): minScore = a score it was shown keeps that fragment.
-    where ($9::float8 is null or round(f.relevance::numeric, 6) >= $9::numeric)
-    order by f.rank desc, f.vr asc
-    limit $7`;
+    order by f.rank desc, f.vr asc`;
   const params = [
     vectorLiteral(vector),
     datastoreIds,
@@ -218,6 +253,7 @@ export function searchSql(datastoreIds: string[], query: string, vector: number[
     topK,
     mode === 'vector' ? 0 : candidates,
     opts.minScore ?? null,
+    mode === 'vector' ? 0 : Math.max(candidates, FTS_POOL),
   ];
   return { sql, params };
 }
