@@ -12,6 +12,8 @@
  *                "bare client" of the embedded database
  *   POST /stats  time the app spent in embedQuery and searchByVector since the last call
  *   POST /search {datastoreIds, query, vector, topK, filters}  the app's searchByVector alone, timed here
+ *   POST /cache  {entries}          replaces the app's cache of query vectors by an empty one of that
+ *                size (0: none, so every request embeds its text)
  *
  * Prints `SIDE <url>` then `LISTENING <app url>`.
  */
@@ -24,6 +26,7 @@ import pg from 'pg';
 import { start } from '../src/boot.ts';
 import { loadConfig } from '../src/config.ts';
 import { newId } from '../src/ids.ts';
+import { QueryVectors } from '../src/retrieval/query-vectors.ts';
 import { ChunkGenerator, corpus, rng } from './corpus.ts';
 import { corpusName } from './lib.ts';
 
@@ -233,7 +236,12 @@ async function stats() {
   return out;
 }
 
-const routes: Record<string, (body: any) => Promise<unknown>> = { '/seed': seed, '/existing': existing, '/embed': (b) => embed(b.texts), '/sql': sql, '/stats': stats, '/search': search };
+async function cache(input: { entries: number }) {
+  (retrieval as unknown as { queryVectors: QueryVectors }).queryVectors = new QueryVectors(input.entries);
+  return {};
+}
+
+const routes: Record<string, (body: any) => Promise<unknown>> = { '/seed': seed, '/existing': existing, '/embed': (b) => embed(b.texts), '/sql': sql, '/stats': stats, '/search': search, '/cache': cache };
 
 const side = http.createServer((req, res) => {
   const chunks: Buffer[] = [];
