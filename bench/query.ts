@@ -19,7 +19,7 @@
  */
 import os from 'node:os';
 import pg from 'pg';
-import { VECTOR_SEARCH_SETTINGS, vectorSessionSql } from '../src/db/vector-index.ts';
+import { HNSW_EF_SEARCH, VECTOR_SEARCH_SETTINGS, vectorSessionSql } from '../src/db/vector-index.ts';
 import { searchSql, type SearchFilters } from '../src/retrieval/retrieval.service.ts';
 import { rng } from './corpus.ts';
 import { agent, corpusName, describeDatabase, f1, f2, freshDatabase, graphql, keptDatabase, pct, pool, postJson, spawnChild, table } from './lib.ts';
@@ -286,10 +286,10 @@ async function measure(CHUNKS: number): Promise<Summary> {
     // ---- recall@10 of the vector part ----------------------------------------------------
 
     /** The service's statement cut after its vector CTE: same expression, filters and limit. */
-    const vectorOnly = (q: number, filters: SearchFilters) => {
-      const s = searchSql([datastoreId], texts[q]!, vectors[q]!, TOP_K, filters);
-      const cut = s.sql.indexOf('fts as (');
-      if (cut < 0) throw new Error('searchSql changed shape: no fts CTE to cut at');
+    const vectorOnly = (q: number, filters: SearchFilters, efSearch?: number) => {
+      const s = searchSql([datastoreId], texts[q]!, vectors[q]!, TOP_K, filters, { efSearch });
+      const cut = s.sql.indexOf('q as (select');
+      if (cut < 0) throw new Error('searchSql changed shape: no q CTE after the vector one to cut at');
       const sql = `${s.sql.slice(0, cut).trimEnd().replace(/,$/, '')}\n    select id::text as id from vec order by r limit ${TOP_K}`;
       // The vector CTE's parameters come first: pass exactly those it uses.
       const used = Math.max(...[...sql.matchAll(/\$(\d+)/g)].map((m) => Number(m[1])));
@@ -369,8 +369,8 @@ async function measure(CHUNKS: number): Promise<Summary> {
         rec.annMs.push(ann.ms);
         hits += ann.rows.filter((r) => truth.has(r.id)).length / Math.max(1, truth.size);
         for (const ef of EF_SWEEP) {
-          const settings = [...v.settings, `set local hnsw.ef_search = ${ef}`];
-          const a = await raw(settings, v.sql, v.params);
+          const w = vectorOnly(q, mode.filters(q), ef);
+          const a = await raw(w.settings, w.sql, w.params);
           sweepHits.set(ef, sweepHits.get(ef)! + a.rows.filter((r) => truth.has(r.id)).length / Math.max(1, truth.size));
           rec.sweep.get(ef)!.ms.push(a.ms);
         }
@@ -396,7 +396,7 @@ async function measure(CHUNKS: number): Promise<Summary> {
     log(`corpus: ${CHUNKS.toLocaleString('en')} chunks of ${vectors[0]!.length} dimensions in one public datastore, ${DATASOURCES} datasources (each with a custom_id), ${CLUSTERS} clusters`);
     if (found?.body.datastoreId) log(`corpus reused from the kept database ${keep} (seeded by an earlier run)`);
     else log(`seeded in ${f1(seed.seconds.total)} s (cluster centres ${f1(seed.seconds.centres)} s, bulk insert ${f1(seed.seconds.insert)} s, HNSW build ${f1(seed.seconds.index)} s)`);
-    log(`${QUERIES} query texts x ${ROUNDS} rounds per figure, topK ${TOP_K}; service settings: ${serviceEf}`);
+    log(`${QUERIES} query texts x ${ROUNDS} rounds per figure, topK ${TOP_K}; service settings: ${serviceEf} (the planner's), hnsw.ef_search = ${HNSW_EF_SEARCH} set by the statement for its scan`);
     log('');
     log('Method');
     log('  REST      POST /api/datastores/{id}/query from this process (node:http, keep-alive), anonymous (public datastore),');
@@ -480,7 +480,7 @@ async function measure(CHUNKS: number): Promise<Summary> {
     for (const [name, r] of recall) rrows.push([name, f2(r.recall), r.recall >= 0.95 ? '>=0.95 ok' : '>=0.95 MISSED', r.plan, f1(pct(r.annMs, 50)), r.exactPlan, f1(pct(r.exactMs, 50))]);
     log(table(rrows));
     log('');
-    log('hnsw.ef_search sweep (iterative_scan = relaxed_order, same vector statement): recall@10 / p50 ms');
+    log('hnsw.ef_search sweep (the ef_search the statement sets for its scan; iterative_scan = relaxed_order): recall@10 / p50 ms');
     const srows: (string | number)[][] = [['filter', ...EF_SWEEP.map((ef) => `ef ${ef}`)]];
     for (const [name, r] of recall) srows.push([name, ...EF_SWEEP.map((ef) => `${f2(r.sweep.get(ef)!.recall)} / ${f1(pct(r.sweep.get(ef)!.ms, 50))}`)]);
     log(table(srows));

@@ -9,6 +9,7 @@ import { isOutsider } from '../access.ts';
 import type { Auth } from '../auth/auth.ts';
 import type { Em } from '../db/orm.ts';
 import { rawQuery } from '../db/raw.ts';
+import { HNSW_EF_SEARCH } from '../db/vector-index.ts';
 import { vectorLiteral } from '../db/vector.type.ts';
 import { Datastore } from '../datastores/datastore.entity.ts';
 import { AppError, badInput } from '../errors.ts';
@@ -163,11 +164,14 @@ export interface SearchOptions {
   /** Fragments whose score is below this are dropped (0-1). */
   minScore?: number | null;
   mode?: SearchMode;
+  /** hnsw.ef_search of the vector search (benchmarks sweep it); HNSW_EF_SEARCH by default. */
+  efSearch?: number;
 }
 
 /**
  * Pure: the statement and its parameters. It relies on the pgvector settings every connection
- * of the service has (VECTOR_SEARCH_SETTINGS in db/vector-index.ts: ef_search, iterative scan).
+ * of the service has (VECTOR_SEARCH_SETTINGS in db/vector-index.ts: iterative scan, the ef_search
+ * the planner costs with) and sets the ef_search its scan runs with (HNSW_EF_SEARCH).
  *
  * The query vector is the parameter itself in the ORDER BY (`<=> $1::vector(N)`), never a column
  * of a CTE: a CTE read twice is materialized, and an ORDER BY over its column cannot use the HNSW
@@ -177,6 +181,8 @@ export interface SearchOptions {
 export function searchSql(datastoreIds: string[], query: string, vector: number[], topK: number, filters: SearchFilters = {}, opts: SearchOptions = {}) {
   const dim = vector.length;
   const mode = opts.mode ?? 'hybrid';
+  const efSearch = opts.efSearch ?? HNSW_EF_SEARCH;
+  if (!Number.isInteger(efSearch) || efSearch < 1 || efSearch > 1000) throw new Error(`efSearch must be a whole number from 1 to 1000, got ${efSearch}`);
   // Candidates per search: enough for the fusion to matter, bounded for speed.
   const candidates = Math.min(Math.max(topK * 4, 50), 400);
   const filter = `c.datastore_id = any($2::uuid[])
@@ -192,7 +198,9 @@ export function searchSql(datastoreIds: string[], query: string, vector: number[
         select c.id, c.embedding::vector(${dim}) <=> $1::vector(${dim}) as d
         from chunks c
         where c.dimension = ${dim} and ${filter}
-        order by c.embedding::vector(${dim}) <=> $1::vector(${dim})
+        -- The scan runs with ef_search = efSearch, set when its query vector is computed (just before
+        -- the scan starts); the connection's lower value is only what the planner costs it with.
+        order by c.embedding::vector(${dim}) <=> (select $1::vector(${dim}) from (select set_config('hnsw.ef_search', '${efSearch}', true)) ef)
         limit $5
       ) nearest
     ),
