@@ -13,6 +13,8 @@
  *      BENCH_ROUNDS (2 passes over the 50 queries per figure),
  *      BENCH_EMBEDDER (local: the shipped model, as before; endpoint: an OpenAI-compatible stand-in
  *      in a process of its own answering at once, test/support/openai-server.ts's hashed bag of words),
+ *      BENCH_CALLER (member: REST with an API key of the datastore's organization; anonymous: without,
+ *      so each request also counts a hit on the client's address; a reused kept corpus is always anonymous),
  *      BENCH_NODE_ARGS (extra node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"),
  *      BENCH_DATABASE (PostgreSQL only: databases named <that>_<chunks> on DATABASE_URL's server, kept
  *      after the run; a later run with the same sizes finds its seeded datastore and skips seeding).
@@ -37,6 +39,8 @@ const CONCURRENCY = 10;
 const SEED = 42;
 const EF_SWEEP = [40, 100, 200, 400, 1000];
 const QUERY_CACHE = 1000;
+const CALLER = process.env.BENCH_CALLER || 'member';
+if (CALLER !== 'member' && CALLER !== 'anonymous') throw new Error('BENCH_CALLER must be member or anonymous');
 
 const log = (s = '') => process.stdout.write(`${s}\n`);
 const progress = (s: string) => process.stderr.write(`bench:query: ${s}\n`);
@@ -88,6 +92,8 @@ async function measure(CHUNKS: number): Promise<Summary> {
   const server = await spawnChild('bench/query-server.ts', { ...embedderEnv, DATABASE_URL: database ? database.url : '' }, (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean));
   const side = server.lines.SIDE!;
   let bare: pg.Client[] = [];
+  /** The datastore's organization's key (BENCH_CALLER=member, on a corpus seeded by this run); anonymous otherwise. */
+  let memberKey: string | null = null;
 
   try {
     const corpusSpec = { chunks: CHUNKS, datasources: DATASOURCES, clusters: CLUSTERS, queries: QUERIES, seed: SEED };
@@ -106,6 +112,7 @@ async function measure(CHUNKS: number): Promise<Summary> {
         `mutation { signUp(input: { email: "bench-query-${process.pid}-${Date.now()}@example.test", password: "bench-password", organizationName: "Bench" }) { token } }`,
       );
       const token: string = signUp.signUp.token;
+      if (CALLER === 'member') memberKey = (await graphql(server.url, `mutation { createApiKey(input: { name: "bench" }) { key } }`, {}, token)).createApiKey.key;
       const created = await graphql(
         server.url,
         `
@@ -211,7 +218,8 @@ async function measure(CHUNKS: number): Promise<Summary> {
     };
     await setCache(0);
 
-    const rest = (q: number, filters: SearchFilters) => postJson<any[]>(`${server.url}/api/datastores/${datastoreId}/query`, { query: texts[q], topK: TOP_K, filters });
+    const auth: Record<string, string> = memberKey ? { authorization: `Bearer ${memberKey}` } : {};
+    const rest = (q: number, filters: SearchFilters) => postJson<any[]>(`${server.url}/api/datastores/${datastoreId}/query`, { query: texts[q], topK: TOP_K, filters }, auth);
 
     // ---- latency: sequential, interleaved REST / raw, then concurrency 10 ---------------
 
@@ -399,7 +407,7 @@ async function measure(CHUNKS: number): Promise<Summary> {
     log(`${QUERIES} query texts x ${ROUNDS} rounds per figure, topK ${TOP_K}; service settings: ${serviceEf} (the planner's), hnsw.ef_search = ${HNSW_EF_SEARCH} set by the statement for its scan`);
     log('');
     log('Method');
-    log('  REST      POST /api/datastores/{id}/query from this process (node:http, keep-alive), anonymous (public datastore),');
+    log(`  REST      POST /api/datastores/{id}/query from this process (node:http, keep-alive), ${memberKey ? "with an API key of the datastore's organization" : 'anonymous (public datastore; each request also counts a hit on its address: one more statement)'},`);
     log('            timed from the request to the last byte; the server runs in a child process.');
     log("  embedding the app's own embedder.embedQuery on the same texts, timed inside the server process.");
     log('  raw SQL   searchSql() of src/retrieval: the same statement, parameters (same vector, filters, ranking) and');
