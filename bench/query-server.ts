@@ -126,7 +126,8 @@ async function seed(input: SeedInput) {
     for (const ix of indexes) await exec(ix.indexdef);
     const tIndex = performance.now();
     await exec(`update datasources d set chunk_count = c.n from (select datasource_id, count(*)::int as n from chunks where datastore_id = $1 group by 1) c where c.datasource_id = d.id`, [input.datastoreId]);
-    await exec('analyze chunks');
+    // As a datastore at rest: autovacuum would have merged the full-text index's pending entries.
+    await exec('vacuum (analyze) chunks');
     await exec('analyze datasources');
     const [versions] = (await exec(`select current_setting('server_version') as server, (select extversion from pg_extension where extname = 'vector') as pgvector`)).rows;
     return {
