@@ -63,11 +63,13 @@ export const FTS_POOL = 100;
 /**
  * The query's words two by two, OR-ed ("a & b | a & c | b & c"): chunks with at least two of them.
  * Null for fewer than two words (the tier then matches nothing). The lexemes come stemmed from
- * to_tsvector and are quoted for tsquery's input syntax (quotes and backslashes doubled).
+ * to_tsvector and are quoted for tsquery's input syntax (quotes and backslashes doubled). Pairs of
+ * the first 16 words at most (120 pairs): a 10,000-character query would otherwise make millions.
  */
 const tsqQuote = (lexeme: string) => `'''' || replace(replace(${lexeme}, '\\', '\\\\'), '''', '''''') || ''''`;
-const PAIRS_TSQUERY = `(select string_agg(${tsqQuote('a')} || ' & ' || ${tsqQuote('b')}, ' | ')::tsquery
-                 from unnest(tsvector_to_array(to_tsvector('english', $6))) a, unnest(tsvector_to_array(to_tsvector('english', $6))) b where a < b)`;
+const PAIR_WORDS = `(select w from unnest(tsvector_to_array(to_tsvector('english', $6))) w limit 16)`;
+const PAIRS_TSQUERY = `(select string_agg(${tsqQuote('a.w')} || ' & ' || ${tsqQuote('b.w')}, ' | ')::tsquery
+                 from ${PAIR_WORDS} a, ${PAIR_WORDS} b where a.w < b.w)`;
 /** Fragment.score, in SQL over the candidates' cosine similarity and word coverage. */
 const RELEVANCE = 'least(1, (s.cos + s.words) / 2)';
 
