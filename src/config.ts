@@ -41,6 +41,8 @@ export interface Config {
     readonly dimension: number;
     readonly batchSize: number;
   };
+  /** EMBEDDING_QUERY_CACHE: vectors of recent query texts kept per model (0 = none); retrieval/query-vectors.ts. */
+  readonly embeddingQueryCache: number;
   readonly storage:
     | { readonly kind: 'local'; readonly dir: string }
     | { readonly kind: 'gcs'; readonly bucket: string; readonly apiEndpoint: string | null; readonly projectId: string | null };
@@ -208,6 +210,7 @@ export function loadConfig(env: Env = process.env): Config {
     openai: null,
     rerank: null,
     embedding: { provider: 'local', model: 'universal-sentence-encoder', dimension: 512, batchSize: 64 },
+    embeddingQueryCache: int('EMBEDDING_QUERY_CACHE', 1000, 0, 1_000_000),
     storage: { kind: 'local', dir: path.join(dataDir, 'files') },
     publicUrl: '',
     uploadMaxBytes: int('UPLOAD_MAX_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),

@@ -19,6 +19,7 @@ import type { ObjectStorage } from './providers/storage.ts';
 import type { Queue } from './queue/queue.ts';
 import { UniversalService } from './universal/universal.service.ts';
 import { EmbedderRegistry } from './providers/embedder-registry.ts';
+import { QueryVectors } from './retrieval/query-vectors.ts';
 import { ModelChanges } from './datastores/model-change.ts';
 import { OrganizationService } from './organizations/organization.service.ts';
 
@@ -67,7 +68,7 @@ export async function createServices(config: Config, parts: Parts): Promise<Serv
   const agents = new AgentService(datastores, parts.bus);
   const { chat, logger, ...shared } = parts;
   const limits = new Limits(config.rateLimits, config.authRates);
-  const retrieval = new RetrievalService(parts.embedder, datastores, limits, createReranker(config, logger), embedders);
+  const retrieval = new RetrievalService(parts.embedder, datastores, limits, createReranker(config, logger), embedders, new QueryVectors(config.embeddingQueryCache));
   const conversations = new ConversationService();
   const services: Services = {
     config,

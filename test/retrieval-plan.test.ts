@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawQuery } from '../src/db/raw.ts';
-import { VECTOR_SEARCH_SETTINGS } from '../src/db/vector-index.ts';
+import { HNSW_EF_SEARCH, VECTOR_SEARCH_SETTINGS } from '../src/db/vector-index.ts';
 import { newId } from '../src/ids.ts';
 import { searchSql } from '../src/retrieval/retrieval.service.ts';
 import { vectorLiteral } from '../src/db/vector.type.ts';
@@ -118,6 +118,29 @@ describe('datastore query SQL', () => {
     const { plan, rows } = await planAndRun({}, 10, STEER);
     expect(plan).toMatch(/Index Scan using chunks_embedding_512_hnsw/);
     expect(rows).toHaveLength(10);
+  });
+
+  it('the HNSW scan runs with ef_search 400 while the connection keeps the lower value the planner costs with', async () => {
+    const [query] = vectors(1, 11);
+    const { sql, params } = searchSql([datastoreId], 'zebra', query!, 10);
+    let during = '';
+    await em().transactional(async (tx) => {
+      expect(await rawQuery(tx, sql, params)).toHaveLength(10);
+      during = (await rawQuery<{ v: string }>(tx, `select current_setting('hnsw.ef_search') as v`))[0]!.v;
+    });
+    expect(during).toBe(String(HNSW_EF_SEARCH));
+    // Set for the statement's transaction only: the next statement is planned with the connection's value again.
+    const [after] = await rawQuery<{ v: string }>(em(), `select current_setting('hnsw.ef_search') as v`);
+    expect(after!.v).toBe(VECTOR_SEARCH_SETTINGS['hnsw.ef_search']);
+    expect(Number(after!.v)).toBeLessThan(HNSW_EF_SEARCH);
+  });
+
+  it('the text search finds the chunk with all the query words among a thousand that share one of them', async () => {
+    // Every chunk says "Passage"; only one is passage 7 of doc-42. The text search ranks a bounded
+    // pool, filled with the chunks that have the most query words first.
+    const { sql, params } = searchSql([datastoreId], 'passage 7 of doc-42', vectors(1, 3)[0]!, 3, {}, { mode: 'text' });
+    const rows = await rawQuery<{ text: string }>(em(), sql, params);
+    expect(rows[0]!.text).toBe('Passage 7 of doc-42.');
   });
 
   it('a filtered search through the HNSW index still returns topK rows when that many match (iterative scan)', async () => {

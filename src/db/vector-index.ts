@@ -4,19 +4,28 @@ import type { Orm } from './types.ts';
  * pgvector settings of every connection of the service (the datastore query is the only user of
  * the HNSW index). Set once per connection, so a search is one statement, not a transaction of
  * SET LOCALs around it.
- *  - ef_search: size of the candidate list an HNSW scan keeps. Recall@10 against exact search at
- *    50,000 chunks (bench:query): 0.86 at 100, 0.92 at 200, 0.98 at 400. The search asks the
- *    index for at most 400 candidates (retrieval.service.ts), which this also covers.
+ *  - ef_search: what the planner costs an HNSW scan with. pgvector's estimate grows with it, and
+ *    at HNSW_EF_SEARCH (400) it priced the index above an exact scan of every chunk below ~40,000
+ *    chunks, so small datastores were searched exactly (10,000 chunks: ~10x slower, the vectors
+ *    being read from TOAST one by one). The search itself runs with HNSW_EF_SEARCH, which the
+ *    statement sets for its own scan (retrieval.service.ts, searchSql).
  *  - iterative_scan = relaxed_order: a filtered search goes on scanning the index until enough
  *    rows pass its filters (the statement sorts the candidates by distance again);
  *  - max_scan_tuples: where such a scan gives up; past it, the planner's exact plan over the
  *    filter's own index is the cheaper one anyway.
  */
 export const VECTOR_SEARCH_SETTINGS: Readonly<Record<string, string>> = {
-  'hnsw.ef_search': '400',
+  'hnsw.ef_search': '40',
   'hnsw.iterative_scan': 'relaxed_order',
   'hnsw.max_scan_tuples': '20000',
 };
+
+/**
+ * The size of the candidate list an HNSW scan of the datastore query keeps. Recall@10 against
+ * exact search at 50,000 chunks (bench:query): 0.86 at 100, 0.92 at 200, 0.98 at 400. The search
+ * asks the index for at most 400 candidates (retrieval.service.ts), which this also covers.
+ */
+export const HNSW_EF_SEARCH = 400;
 
 /** One statement that applies VECTOR_SEARCH_SETTINGS to the session. */
 export function vectorSessionSql(): string {

@@ -1,3 +1,4 @@
+import { Batcher } from './batcher.ts';
 import { logEndpointFailure } from './endpoint-log.ts';
 import type { EmbeddingsModel } from '@energetic-ai/embeddings';
 import { OpenAIEmbeddings } from '@langchain/openai';
@@ -64,6 +65,8 @@ export function createEndpointEmbedder(endpoint: NonNullable<Config['openai']>, 
  * budget of ~0.3 s keeps the process responsive between batches without losing throughput.
  */
 const LOCAL_BATCH_CHARS = 4000;
+/** Most queries embedded in one model run (their characters count against LOCAL_BATCH_CHARS too). */
+const LOCAL_QUERY_BATCH = 32;
 
 let localModel: Promise<EmbeddingsModel> | undefined;
 
@@ -126,9 +129,23 @@ class LocalEmbedder implements Embedder {
     return out;
   }
 
+  /**
+   * Queries that arrive while the model is busy (with another query or a batch of a document)
+   * are embedded together when its turn comes: ten concurrent queries cost about one model run
+   * of ten short texts, not ten runs one after another.
+   */
+  private readonly queries: Batcher<string, number[]> = new Batcher(runExclusive, LOCAL_QUERY_BATCH, LOCAL_BATCH_CHARS, (t) => t.length, async (texts) => {
+    const model = await loadLocalModel();
+    await new Promise((resolve) => setImmediate(resolve));
+    const vectors = await model.embed(texts.map((t) => (t.trim() === '' ? ' ' : t)));
+    if (vectors.length !== texts.length) {
+      throw new EmbeddingError(`The local embedding model returned ${vectors.length} vectors for ${texts.length} texts`);
+    }
+    return vectors.map((v) => checkedUnit(v, LOCAL_EMBEDDING_DIMENSION, 'The local embedding model'));
+  });
+
   async embedQuery(text: string, signal?: AbortSignal): Promise<number[]> {
-    const [vector] = await this.embedDocuments([text], signal);
-    return vector!;
+    return this.queries.add(text, signal);
   }
 }
 

@@ -9,6 +9,7 @@ import { isOutsider } from '../access.ts';
 import type { Auth } from '../auth/auth.ts';
 import type { Em } from '../db/orm.ts';
 import { rawQuery } from '../db/raw.ts';
+import { HNSW_EF_SEARCH } from '../db/vector-index.ts';
 import { vectorLiteral } from '../db/vector.type.ts';
 import { Datastore } from '../datastores/datastore.entity.ts';
 import { AppError, badInput } from '../errors.ts';
@@ -18,6 +19,7 @@ import type { EmbedderRegistry } from '../providers/embedder-registry.ts';
 import { RerankError, type Reranker } from '../providers/rerank.ts';
 import type { DatastoreService } from '../datastores/datastore.service.ts';
 import type { Limits } from '../limits/limits.ts';
+import { QueryVectors } from './query-vectors.ts';
 
 export interface Fragment {
   text: string;
@@ -51,6 +53,23 @@ export interface SearchInput {
 
 export const TOP_K_DEFAULT = 5;
 export const TOP_K_MAX = 100;
+/**
+ * How many chunks matching the query's words the text search ranks at most. Ranking every match
+ * grows with the datastore (a common word matches thousands of chunks); the pool takes chunks
+ * with more of the query's words first, so what it leaves out shares one word with the query and
+ * would score at most 1/(number of words) on that half of the relevance.
+ */
+export const FTS_POOL = 100;
+/**
+ * The query's words two by two, OR-ed ("a & b | a & c | b & c"): chunks with at least two of them.
+ * Null for fewer than two words (the tier then matches nothing). The lexemes come stemmed from
+ * to_tsvector and are quoted for tsquery's input syntax (quotes and backslashes doubled). Pairs of
+ * the first 16 words at most (120 pairs): a 10,000-character query would otherwise make millions.
+ */
+const tsqQuote = (lexeme: string) => `'''' || replace(replace(${lexeme}, '\\', '\\\\'), '''', '''''') || ''''`;
+const PAIR_WORDS = `(select w from unnest(tsvector_to_array(to_tsvector('english', $6))) w limit 16)`;
+const PAIRS_TSQUERY = `(select string_agg(${tsqQuote('a.w')} || ' & ' || ${tsqQuote('b.w')}, ' | ')::tsquery
+                 from ${PAIR_WORDS} a, ${PAIR_WORDS} b where a.w < b.w)`;
 /** Fragment.score, in SQL over the candidates' cosine similarity and word coverage. */
 const RELEVANCE = 'least(1, (s.cos + s.words) / 2)';
 
@@ -63,6 +82,8 @@ export class RetrievalService {
     private readonly reranker: Reranker | null = null,
     /** Each datastore's own model; without it, only datastores of the configured model's dimension are searched. */
     private readonly embedders: EmbedderRegistry | null = null,
+    /** Vectors of recent query texts; by default none kept (concurrent identical queries still share one embedding). */
+    private readonly queryVectors: QueryVectors = new QueryVectors(0),
   ) {}
 
   /**
@@ -124,7 +145,7 @@ export class RetrievalService {
   /** One search per model, merged by score (scores are comparable across searches: see Fragment.score). */
   private async searchGroups(em: Em, groups: Map<Embedder, string[]>, query: string, topK: number, filters: SearchFilters, minScore: number | null, signal?: AbortSignal): Promise<Fragment[]> {
     const found = await Promise.all(
-      [...groups].map(async ([embedder, ids]) => this.searchByVector(em, ids, query, await embedder.embedQuery(query, signal), topK, filters, { minScore })),
+      [...groups].map(async ([embedder, ids]) => this.searchByVector(em, ids, query, await this.queryVectors.embed(embedder, query, signal), topK, filters, { minScore })),
     );
     if (found.length === 1) return found[0]!;
     return found.flat().sort((a, b) => b.score - a.score).slice(0, topK);
@@ -145,11 +166,14 @@ export interface SearchOptions {
   /** Fragments whose score is below this are dropped (0-1). */
   minScore?: number | null;
   mode?: SearchMode;
+  /** hnsw.ef_search of the vector search (benchmarks sweep it); HNSW_EF_SEARCH by default. */
+  efSearch?: number;
 }
 
 /**
  * Pure: the statement and its parameters. It relies on the pgvector settings every connection
- * of the service has (VECTOR_SEARCH_SETTINGS in db/vector-index.ts: ef_search, iterative scan).
+ * of the service has (VECTOR_SEARCH_SETTINGS in db/vector-index.ts: iterative scan, the ef_search
+ * the planner costs with) and sets the ef_search its scan runs with (HNSW_EF_SEARCH).
  *
  * The query vector is the parameter itself in the ORDER BY (`<=> $1::vector(N)`), never a column
  * of a CTE: a CTE read twice is materialized, and an ORDER BY over its column cannot use the HNSW
@@ -159,6 +183,8 @@ export interface SearchOptions {
 export function searchSql(datastoreIds: string[], query: string, vector: number[], topK: number, filters: SearchFilters = {}, opts: SearchOptions = {}) {
   const dim = vector.length;
   const mode = opts.mode ?? 'hybrid';
+  const efSearch = opts.efSearch ?? HNSW_EF_SEARCH;
+  if (!Number.isInteger(efSearch) || efSearch < 1 || efSearch > 1000) throw new Error(`efSearch must be a whole number from 1 to 1000, got ${efSearch}`);
   // Candidates per search: enough for the fusion to matter, bounded for speed.
   const candidates = Math.min(Math.max(topK * 4, 50), 400);
   const filter = `c.datastore_id = any($2::uuid[])
@@ -174,17 +200,30 @@ export function searchSql(datastoreIds: string[], query: string, vector: number[
         select c.id, c.embedding::vector(${dim}) <=> $1::vector(${dim}) as d
         from chunks c
         where c.dimension = ${dim} and ${filter}
-        order by c.embedding::vector(${dim}) <=> $1::vector(${dim})
+        -- The scan runs with ef_search = efSearch, set when its query vector is computed (just before
+        -- the scan starts); the connection's lower value is only what the planner costs it with.
+        order by c.embedding::vector(${dim}) <=> (select $1::vector(${dim}) from (select set_config('hnsw.ef_search', '${efSearch}', true)) ef)
         limit $5
       ) nearest
     ),
     q as (select to_tsquery('english', replace(plainto_tsquery('english', $6)::text, ' & ', ' | ')) as tq,
+                 plainto_tsquery('english', $6) as tq_all,
+                 ${PAIRS_TSQUERY} as tq_two,
                  tsvector_to_array(to_tsvector('english', $6)) as words),
     fts as (
-      select c.id, row_number() over (order by ts_rank_cd(c.tsv, q.tq) desc, c.id) as r
-      from chunks c, q
-      where c.tsv @@ q.tq and ${filter}
-      order by ts_rank_cd(c.tsv, q.tq) desc, c.id
+      select p.id, p.tsv, row_number() over (order by ts_rank_cd(p.tsv, q.tq) desc, p.id) as r
+      from (
+        -- Ranked among a bounded pool, not among every chunk that shares a word with the query:
+        -- chunks with all the query's words, then with two of them, then with one, as the GIN
+        -- index yields them, until the pool is full (UNION ALL under a LIMIT stops reading there).
+        (select c.id, c.tsv from chunks c, q where c.tsv @@ q.tq_all and ${filter})
+        union all
+        (select c.id, c.tsv from chunks c, q where c.tsv @@ q.tq_two and not c.tsv @@ q.tq_all and ${filter})
+        union all
+        (select c.id, c.tsv from chunks c, q where c.tsv @@ q.tq and not c.tsv @@ q.tq_two and not c.tsv @@ q.tq_all and ${filter})
+        limit $10
+      ) p, q
+      order by ts_rank_cd(p.tsv, q.tq) desc, p.id
       limit $8
     ),
     candidates as (
@@ -194,20 +233,26 @@ export function searchSql(datastoreIds: string[], query: string, vector: number[
     scored as (
       select f.id, f.vr, f.tr,
              greatest(0, 1 - coalesce(f.d, c.embedding::vector(${dim}) <=> $1::vector(${dim}))) as cos,
-             (select count(*) from unnest(c.tsv) u where u.lexeme = any(q.words))::float8 / greatest(cardinality(q.words), 1) as words
+             -- The query's words in the chunk: its lexemes less those words (ts_delete is a binary search per word).
+             (length(c.tsv) - length(ts_delete(c.tsv, q.words)))::float8 / greatest(cardinality(q.words), 1) as words
       from candidates f join chunks c on c.id = f.id, q
     ),
-    ranked as (select s.*, ${RELEVANCE} as relevance, ${rank} as rank from scored s)
+    ranked as (select s.*, ${RELEVANCE} as relevance, ${rank} as rank from scored s),
+    -- The top K before the rows are read for their text: the other candidates never are.
+    top as (
+      select f.id, f.relevance, f.rank, f.vr from ranked f
+      -- The cut compares the score as the caller reads it (rounded): minScore = a score it was shown keeps that fragment.
+      where ($9::float8 is null or round(f.relevance::numeric, 6) >= $9::numeric)
+      order by f.rank desc, f.vr asc
+      limit $7
+    )
     select c.text, round(f.relevance::numeric, 6) as score,
            coalesce(c.metadata->>'source', d.name) as source,
            c.datasource_id, d.name as datasource_name, c.page, c.custom_id, c.metadata->>'section' as section
-    from ranked f
+    from top f
     join chunks c on c.id = f.id
     join datasources d on d.id = c.datasource_id
-    -- The cut compares the score as the caller reads it (rounded): minScore = a score it was shown keeps that fragment.
-    where ($9::float8 is null or round(f.relevance::numeric, 6) >= $9::numeric)
-    order by f.rank desc, f.vr asc
-    limit $7`;
+    order by f.rank desc, f.vr asc`;
   const params = [
     vectorLiteral(vector),
     datastoreIds,
@@ -218,6 +263,7 @@ export function searchSql(datastoreIds: string[], query: string, vector: number[
     topK,
     mode === 'vector' ? 0 : candidates,
     opts.minScore ?? null,
+    mode === 'vector' ? 0 : Math.max(candidates, FTS_POOL),
   ];
   return { sql, params };
 }
