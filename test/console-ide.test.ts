@@ -71,20 +71,6 @@ async function waitForEditors(page: Page): Promise<void> {
   await page.locator('.graphiql-response .monaco-editor').first().waitFor({ timeout: 30_000 });
 }
 
-/**
- * GraphiQL's own markup has one serious axe violation that this page cannot reach: its operation
- * tab is an `li role="tab"` holding its close button (nested-interactive). It is printed, not
- * hidden; every other serious or critical violation fails the test.
- */
-const GRAPHIQL_OWN = ['nested-interactive (serious): li'];
-
-async function ourAccessibilityProblems(page: Page): Promise<string[]> {
-  const problems = await accessibilityProblems(page);
-  const theirs = problems.filter((p) => GRAPHIQL_OWN.includes(p));
-  if (theirs.length) console.info(`GraphiQL's own markup, axe serious/critical: ${theirs.join('; ')}`);
-  return problems.filter((p) => !GRAPHIQL_OWN.includes(p));
-}
-
 function expectClean(watched: WatchedPage) {
   expect(watched.errors).toEqual([]);
   expect(watched.failed).toEqual([]);
@@ -178,7 +164,7 @@ describe('in a browser', () => {
       await page.getByRole('button', { name: /prettify/i }).click();
       await page.locator('.graphiql-query-editor .view-line').nth(2).waitFor();
       await screenshot(page, 'graphiql');
-      expect(await ourAccessibilityProblems(page)).toEqual([]);
+      expect(await accessibilityProblems(page)).toEqual([]);
       expectClean(watched);
     } finally {
       await context.close();
@@ -253,7 +239,7 @@ describe('GRAPHQL_INTROSPECTION=false', () => {
       await waitForResponse(page, /schema is unavailable/i);
       await page.getByRole('button', { name: /execute query/i }).click();
       await waitForResponse(page, /Closed Schema/);
-      expect(await ourAccessibilityProblems(page)).toEqual([]);
+      expect(await accessibilityProblems(page)).toEqual([]);
       // The one refused introspection (400, GraphQL's validation status), asked once, and nothing else.
       expect(watched.failed).toEqual([`POST ${closed.url}/graphql → 400`]);
       expect(watched.errors).toEqual(['Failed to load resource: the server responded with a status of 400 (Bad Request)']);

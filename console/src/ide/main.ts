@@ -10,6 +10,7 @@ import { GraphiQL } from 'graphiql';
 import { createElement as h } from 'react';
 import { createRoot } from 'react-dom/client';
 import { createFetcher, SCHEMA_UNAVAILABLE } from './fetcher.ts';
+import { plainTabButtons } from './tab-roles.ts';
 
 const DEFAULT_QUERY = `# The GraphQL API of this service, signed in with the console's session.
 # Run with Ctrl-Enter; the schema is in the documentation explorer (the book icon).
@@ -40,7 +41,9 @@ const fetcher = createFetcher({
   },
 });
 
-createRoot(document.getElementById('ide')!).render(
+const root = document.getElementById('ide')!;
+plainTabButtons(root);
+createRoot(root).render(
   h(
     GraphiQL,
     { fetcher, defaultQuery: DEFAULT_QUERY, defaultEditorToolsVisibility: Boolean(linked.initialVariables), ...linked },
