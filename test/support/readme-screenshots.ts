@@ -7,7 +7,7 @@ import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const README_SCREENSHOTS = ['sign-in', 'graphiql'];
+export const README_SCREENSHOTS = ['datastore', 'playground', 'graphiql'];
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const from = path.join(root, 'test/screenshots');
