@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawQuery } from '../src/db/raw.ts';
 import { HNSW_EF_SEARCH, VECTOR_SEARCH_SETTINGS } from '../src/db/vector-index.ts';
 import { newId } from '../src/ids.ts';
-import { searchSql } from '../src/retrieval/retrieval.service.ts';
+import { searchSql, TEXT_QUERY_WORDS } from '../src/retrieval/retrieval.service.ts';
 import { vectorLiteral } from '../src/db/vector.type.ts';
 import { gql, newOrganization } from './support/client.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
@@ -141,6 +141,23 @@ describe('datastore query SQL', () => {
     const { sql, params } = searchSql([datastoreId], 'passage 7 of doc-42', vectors(1, 3)[0]!, 3, {}, { mode: 'text' });
     const rows = await rawQuery<{ text: string }>(em(), sql, params);
     expect(rows[0]!.text).toBe('Passage 7 of doc-42.');
+  });
+
+  it('a query of 10,000 characters costs the text half no more than its first words would', async () => {
+    // Each word of the text half is a GIN lookup and a term of the ranking: 1,400 distinct words
+    // (a pasted page) took seconds to minutes before only the first ones were read.
+    const long = Array.from({ length: 1400 }, (_, i) => (i % 7 === 0 ? 'passage' : `w${i.toString(36)}x`)).join(' ').slice(0, 10_000);
+    const timed = async (query: string) => {
+      const { sql, params } = searchSql([datastoreId], query, vectors(1, 3)[0]!, 5, {}, {});
+      const started = performance.now();
+      const rows = await rawQuery<{ text: string }>(em(), sql, params);
+      return { ms: performance.now() - started, rows };
+    };
+    const short = await timed(long.split(' ').slice(0, TEXT_QUERY_WORDS).join(' '));
+    const full = await timed(long);
+    console.info(`10,000-character query: ${full.ms.toFixed(0)} ms; its first ${TEXT_QUERY_WORDS} words: ${short.ms.toFixed(0)} ms`);
+    expect(full.rows).toHaveLength(5);
+    expect(full.ms).toBeLessThan(Math.max(5 * short.ms, 2000));
   });
 
   it('a filtered search through the HNSW index still returns topK rows when that many match (iterative scan)', async () => {

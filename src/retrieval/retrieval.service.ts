@@ -60,6 +60,19 @@ export const TOP_K_MAX = 100;
  * would score at most 1/(number of words) on that half of the relevance.
  */
 export const FTS_POOL = 100;
+
+/**
+ * How many of the query's words the text half reads: each is a GIN lookup and a term of the
+ * ranking, so a pasted page (a query may hold 10,000 characters) took seconds to minutes of
+ * database time. The vector half still reads the whole query.
+ */
+export const TEXT_QUERY_WORDS = 64;
+
+/** The query as the text half reads it: its first TEXT_QUERY_WORDS words. */
+function textQueryOf(query: string): string {
+  const words = query.split(/\s+/).filter(Boolean);
+  return words.length <= TEXT_QUERY_WORDS ? query : words.slice(0, TEXT_QUERY_WORDS).join(' ');
+}
 /**
  * The query's words two by two, OR-ed ("a & b | a & c | b & c"): chunks with at least two of them.
  * Null for fewer than two words (the tier then matches nothing). The lexemes come stemmed from
@@ -259,7 +272,7 @@ export function searchSql(datastoreIds: string[], query: string, vector: number[
     filters.datasource_ids?.length ? filters.datasource_ids : null,
     filters.custom_ids?.length ? filters.custom_ids : null,
     mode === 'text' ? 0 : candidates,
-    query,
+    textQueryOf(query),
     topK,
     mode === 'vector' ? 0 : candidates,
     opts.minScore ?? null,
