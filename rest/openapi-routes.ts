@@ -3,13 +3,13 @@
  * is Swagger UI from the installed swagger-ui-dist package and our own initializer file: nothing
  * is loaded from anywhere but this server, so it works offline and behind a strict CSP.
  */
-import { createReadStream, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { OpenApiDocument } from './openapi.ts';
-import { pathnameOf } from '../src/http/respond.ts';
+import { pathnameOf, sendFile } from '../src/http/respond.ts';
 
 // The package's own locator, without loading its 1.5 MB browser bundle into the server.
 const swaggerUiDir = (createRequire(import.meta.url)('swagger-ui-dist/absolute-path.js') as () => string)();
@@ -71,16 +71,7 @@ export function createDocsHandler(opts: { basePath: string; document: OpenApiDoc
     const name = pathname.startsWith(`${base}/docs/`) ? pathname.slice(base.length + 6) : null;
     if (name === null || !Object.hasOwn(ASSETS, name)) return false;
     const asset = ASSETS[name]!;
-    res.writeHead(200, {
-      'content-type': asset.type,
-      'content-length': sizes.get(name)!,
-      'cache-control': 'public, max-age=3600',
-      'x-content-type-options': 'nosniff',
-    });
-    if (req.method === 'HEAD') return void res.end(), true;
-    createReadStream(asset.file)
-      .on('error', () => res.destroy())
-      .pipe(res);
+    sendFile(req, res, asset.file, sizes.get(name)!, { 'content-type': asset.type, 'cache-control': 'public, max-age=3600', 'x-content-type-options': 'nosniff' });
     return true;
   };
 }

@@ -10,7 +10,7 @@ import type { Auth } from '../auth/auth.ts';
 import type { Em } from '../db/orm.ts';
 import { rawQuery } from '../db/raw.ts';
 import { badInput } from '../errors.ts';
-import { MAX_PAGE, type Page } from '../graphql/pagination.ts';
+import { pageArgs, type Page } from '../graphql/pagination.ts';
 import { isId } from '../ids.ts';
 import { Conversation } from './conversation.entity.ts';
 
@@ -53,7 +53,7 @@ const statsOf = new WeakMap<Conversation, ConversationStats>();
  */
 export async function listConversations(em: Em, auth: Auth, filter: ConversationFilterValues, first: number, after?: string | null): Promise<Page<Conversation>> {
   const member = requireMember(auth);
-  if (!Number.isInteger(first) || first < 1 || first > MAX_PAGE) throw badInput(`first must be from 1 to ${MAX_PAGE}.`, { field: 'first' });
+  pageArgs(first); // its rule for `first`; the cursor here is not an id (below)
   const cursor = after != null ? decodeCursor(after) : null;
   if (filter.agentId != null && !isId(filter.agentId)) throw badInput('filter.agentId is not an agent id.', { field: 'filter.agentId' });
   if (filter.from && filter.to && filter.from > filter.to) throw badInput('filter.from must not be after filter.to.', { field: 'filter.from' });

@@ -6,14 +6,15 @@
  * embeddable chat widget, built by console/vite.widget.config.ts, is served at `/widget.js`.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import Negotiator from 'negotiator';
 import { errorBody } from '../errors.ts';
 import { chatPageCsp, isChatPagePath } from './chat-page.ts';
 import { CONSOLE_CSP, type PageLookup } from './page-policy.ts';
-import { pathnameOf, sendJson } from './respond.ts';
+import { pathnameOf, sendFile, sendJson } from './respond.ts';
 
 export const CONSOLE_DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../console/dist');
 
@@ -42,22 +43,11 @@ export const IDE_CSP =
 
 /**
  * Whether the client prefers an HTML page to JSON: a browser's address bar, not a GraphQL client's
- * GET (`application/json`, `application/graphql-response+json`, or `*\/*` as curl sends). Quality
- * values decide; a type named exactly beats a wildcard at the same quality.
+ * GET (`application/json`, `application/graphql-response+json`, or `*\/*` as curl sends: JSON is
+ * listed first, so a wildcard picks it).
  */
 export function prefersHtml(accept: string | undefined): boolean {
-  let html = 0;
-  let json = 0;
-  for (const part of (accept ?? '').split(',')) {
-    const [type = '', ...params] = part.trim().toLowerCase().split(';');
-    const qParam = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    const q = qParam ? Number(qParam.slice(2)) : 1;
-    if (!Number.isFinite(q)) continue;
-    if (type === 'text/html') html = Math.max(html, q);
-    else if (type === 'application/json' || type === 'application/graphql-response+json') json = Math.max(json, q);
-    else if (type === '*/*' || type === 'application/*') json = Math.max(json, q - 0.0001);
-  }
-  return html > 0 && html > json;
+  return new Negotiator({ headers: { accept } }).mediaType(['application/json', 'application/graphql-response+json', 'text/html']) === 'text/html';
 }
 
 /** The pages, first match wins. Add a row with its HTML entry in console/vite.config.ts. */
@@ -112,28 +102,19 @@ export function createConsoleHandler(opts: { enabled: boolean; dist?: string; pa
   const pages = opts.pages ?? PAGES;
   const assets = listAssets(dist);
   const widget = readWidget(dist, opts.restBasePath ?? '/api');
+  // The pages are small and change only with a build (which needs a restart): read once.
+  const html = new Map(pages.map((p) => [p.file, readOrNull(path.join(dist, p.file))]));
 
   return (req, res) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return false;
     const pathname = pathnameOf(req.url);
     if (pathname === WIDGET_PATH) return serveWidget(req, res, widget), true;
     const asset = assets.get(pathname);
-    if (asset) {
-      res.writeHead(200, {
-        'content-type': asset.type,
-        'content-length': asset.size,
-        // Hashed names: a new build writes new names, so a cached file never goes stale.
-        'cache-control': 'public, max-age=31536000, immutable',
-      });
-      if (req.method === 'HEAD') return void res.end(), true;
-      createReadStream(asset.file)
-        .on('error', () => res.destroy())
-        .pipe(res);
-      return true;
-    }
+    // Hashed names: a new build writes new names, so a cached file never goes stale.
+    if (asset) return sendFile(req, res, asset.file, asset.size, { 'content-type': asset.type, 'cache-control': 'public, max-age=31536000, immutable' }), true;
     const page = pages.find((p) => p.matches(pathname, req));
     if (!page) return false;
-    void servePage(req, res, dist, page, opts.lookup ?? NO_LOOKUP);
+    void servePage(req, res, html.get(page.file) ?? null, page, opts.lookup ?? NO_LOOKUP);
     return true;
   };
 }
@@ -142,31 +123,31 @@ const NO_LOOKUP: PageLookup = {
   context: () => Promise.reject(new Error('No page lookup was given to createConsoleHandler.')),
 };
 
-async function servePage(req: IncomingMessage, res: ServerResponse, dist: string, page: ConsolePage, lookup: PageLookup): Promise<void> {
-  const file = path.join(dist, page.file);
-  let size: number;
-  try {
-    size = statSync(file).size;
-  } catch {
-    return sendJson(res, 503, errorBody('SERVICE_UNAVAILABLE', 'The console is not built: run `npm run build:console` (npm install runs it).'));
-  }
+async function servePage(req: IncomingMessage, res: ServerResponse, body: Buffer | null, page: ConsolePage, lookup: PageLookup): Promise<void> {
+  if (!body) return sendJson(res, 503, errorBody('SERVICE_UNAVAILABLE', 'The console is not built: run `npm run build:console` (npm install runs it).'));
   let csp: string;
   try {
     csp = typeof page.csp === 'function' ? await page.csp(req, lookup) : (page.csp ?? CONSOLE_CSP);
   } catch {
+    // A policy that cannot be worked out (the database is down) falls back to the strictest one.
     csp = CONSOLE_CSP;
   }
   res.writeHead(200, {
     'content-type': 'text/html; charset=utf-8',
-    'content-length': size,
+    'content-length': body.length,
     'content-security-policy': csp,
     // The page names this build's hashed files: always ask again.
     'cache-control': 'no-cache',
   });
-  if (req.method === 'HEAD') return void res.end();
-  createReadStream(file)
-    .on('error', () => res.destroy())
-    .pipe(res);
+  res.end(req.method === 'HEAD' ? undefined : body);
+}
+
+function readOrNull(file: string): Buffer | null {
+  try {
+    return readFileSync(file);
+  } catch {
+    return null;
+  }
 }
 
 /** The widget's stable URL: host pages name it in their snippet, so it never moves under /ui/. */
@@ -185,13 +166,9 @@ interface Widget {
  * src/config.ts to hold only characters that are safe inside a JavaScript string), read once.
  */
 function readWidget(dist: string, restBasePath: string): Widget | null {
-  let source: string;
-  try {
-    source = readFileSync(path.join(dist, 'widget.js'), 'utf8');
-  } catch {
-    return null;
-  }
-  const body = Buffer.from(source.replaceAll(REST_BASE_PLACEHOLDER, restBasePath));
+  const source = readOrNull(path.join(dist, 'widget.js'));
+  if (!source) return null;
+  const body = Buffer.from(source.toString('utf8').replaceAll(REST_BASE_PLACEHOLDER, restBasePath));
   return { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
 }
 

@@ -6,8 +6,7 @@
 import type { Auth } from '../auth/auth.ts';
 import type { Em } from '../db/orm.ts';
 import { badInput } from '../errors.ts';
-import type { Page } from '../graphql/pagination.ts';
-import { pageArgs } from '../graphql/pagination.ts';
+import { pageArgs, toPage, type Page } from '../graphql/pagination.ts';
 import { Chunk } from './chunk.entity.ts';
 import { estimateTokens } from './chunker.ts';
 import type { DatasourceService } from './datasource.service.ts';
@@ -41,16 +40,18 @@ export async function chunkPage(em: Em, datasources: DatasourceService, auth: Au
     { datasource: ds.id, position: { $gt: from } },
     { fields: ['id', 'position', 'page', 'text', 'metadata'], orderBy: { position: 'asc' }, limit: page.first + 1 },
   );
-  const nodes = rows.slice(0, page.first).map((c) => {
-    const section = (c.metadata as Record<string, unknown> | undefined)?.section;
-    return {
-      id: c.id,
-      text: c.text,
-      position: c.position,
-      page: c.page ?? null,
-      tokenCount: estimateTokens(c.text),
-      section: typeof section === 'string' ? section : null,
-    };
-  });
-  return { nodes, pageInfo: { endCursor: nodes.at(-1)?.id ?? null, hasNextPage: rows.length > page.first } };
+  const { nodes, pageInfo } = toPage(rows, page.first);
+  return { nodes: nodes.map(recordOf), pageInfo };
+}
+
+function recordOf(c: Pick<Chunk, 'id' | 'text' | 'position' | 'page' | 'metadata'>): ChunkRecord {
+  const section = (c.metadata as Record<string, unknown> | undefined)?.section;
+  return {
+    id: c.id,
+    text: c.text,
+    position: c.position,
+    page: c.page ?? null,
+    tokenCount: estimateTokens(c.text),
+    section: typeof section === 'string' ? section : null,
+  };
 }

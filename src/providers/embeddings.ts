@@ -286,7 +286,8 @@ function checkedUnit(vector: unknown, dimension: number, source: string): number
   return v.map((x) => x * scale);
 }
 
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+/** `promise`, or the signal's reason as soon as it aborts (the work itself goes on for whoever else waits on it). */
+export function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
     if (signal.aborted) return onAbort();

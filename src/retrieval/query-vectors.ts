@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { Embedder } from '../providers/embeddings.ts';
+import { abortable, type Embedder } from '../providers/embeddings.ts';
 
 /**
  * The vectors of recent query texts, per model. A datastore query costs an embedding before its
@@ -46,13 +46,4 @@ export class QueryVectors {
     }
     return signal ? abortable(shared, signal) : shared;
   }
-}
-
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }
