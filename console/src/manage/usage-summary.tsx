@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { graphql } from '../gql/index.ts';
 import type { UsageSummaryQuery } from '../gql/graphql.ts';
 import { request } from '../graphql.ts';
-import { formatNumber } from './ui.tsx';
+import { formatNumber } from '../ui.tsx';
 
 const UsageSummaryDocument = graphql(`
   query UsageSummary {

@@ -3,7 +3,7 @@ import { graphql } from '../gql/index.ts';
 import type { AgentPageQuery, ModelName, UpdateAgentInput, Visibility } from '../gql/graphql.ts';
 import { request } from '../graphql.ts';
 import { navigate } from '../router.ts';
-import { allNodes, ConfirmDialog, CopyButton, FieldError, fieldProps, FormError, problemOf, When, type Problem } from '../manage/ui.tsx';
+import { allNodes, ConfirmDialog, CopyButton, FieldError, fieldProps, FormError, problemOf, When, type Problem } from '../ui.tsx';
 
 const AgentPageDocument = graphql(`
   query AgentPage($id: ID!) {
@@ -178,18 +178,18 @@ export function AgentPage({ params }: { params: Record<string, string> }) {
           <label>
             Name
             <input {...p('name')} type="text" required maxLength={200} defaultValue={agent.name} />
-            <FieldError problem={problem} name="name" />
+            <FieldError problem={problem} field="name" />
           </label>
           <label>
             Description
             <textarea {...p('description')} rows={2} maxLength={2000} defaultValue={agent.description} />
-            <FieldError problem={problem} name="description" />
+            <FieldError problem={problem} field="description" />
           </label>
           <label>
             Handle
             <input {...p('handle')} type="text" defaultValue={agent.handle ?? ''} placeholder="e.g. support" aria-describedby={problem?.field === 'handle' ? 'field-handle-error' : 'handle-help'} />
             <small id="handle-help">3 to 40 of a-z, 0-9, “_” and “-”; the agent is then “@handle”. Empty: no handle.</small>
-            <FieldError problem={problem} name="handle" />
+            <FieldError problem={problem} field="handle" />
           </label>
           <div class="grid">
             <label>
@@ -201,12 +201,12 @@ export function AgentPage({ params }: { params: Record<string, string> }) {
                   </option>
                 ))}
               </select>
-              <FieldError problem={problem} name="modelName" />
+              <FieldError problem={problem} field="modelName" />
             </label>
             <label>
               Temperature
               <input {...p('temperature')} type="number" min={0} max={1} step={0.05} required defaultValue={String(agent.temperature)} />
-              <FieldError problem={problem} name="temperature" />
+              <FieldError problem={problem} field="temperature" />
             </label>
             <label>
               Visibility
@@ -218,13 +218,13 @@ export function AgentPage({ params }: { params: Record<string, string> }) {
                   Public: anyone may chat with it
                 </option>
               </select>
-              <FieldError problem={problem} name="visibility" />
+              <FieldError problem={problem} field="visibility" />
             </label>
           </div>
           <label>
             System prompt
             <textarea {...p('systemPrompt')} rows={5} defaultValue={agent.systemPrompt} />
-            <FieldError problem={problem} name="systemPrompt" />
+            <FieldError problem={problem} field="systemPrompt" />
           </label>
           <label>
             User prompt
@@ -232,7 +232,7 @@ export function AgentPage({ params }: { params: Record<string, string> }) {
             <small id="user-prompt-help">
               <code>{'{query}'}</code> is the question and <code>{'{context}'}</code> the fragments found; without <code>{'{context}'}</code> they go to the system message.
             </small>
-            <FieldError problem={problem} name="userPrompt" />
+            <FieldError problem={problem} field="userPrompt" />
           </label>
           <label>
             Allowed origins
@@ -244,7 +244,7 @@ export function AgentPage({ params }: { params: Record<string, string> }) {
               aria-describedby={problem?.field === 'allowedOrigins' ? 'field-allowedOrigins-error' : 'origins-help'}
             />
             <small id="origins-help">One origin a line (scheme://host[:port]): the web sites whose pages may talk to this agent. Empty: any site.</small>
-            <FieldError problem={problem} name="allowedOrigins" />
+            <FieldError problem={problem} field="allowedOrigins" />
           </label>
           <fieldset>
             <legend>Datastores it answers from</legend>
@@ -257,7 +257,7 @@ export function AgentPage({ params }: { params: Record<string, string> }) {
                 </label>
               ))}
             </div>
-            <FieldError problem={problem} name="datastoreIds" />
+            <FieldError problem={problem} field="datastoreIds" />
           </fieldset>
           <FormError problem={problem} fields={FIELDS} />
           <div class="actions">

@@ -1,9 +1,9 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { graphql } from '../gql/index.ts';
 import type { AgentListQuery } from '../gql/graphql.ts';
 import { request } from '../graphql.ts';
 import { navigate } from '../router.ts';
-import { FieldError, fieldProps, FormError, problemOf, type Problem } from '../manage/ui.tsx';
+import { FieldError, fieldProps, FormError, problemOf, usePages, type Problem } from '../ui.tsx';
 import { MODEL_LABELS } from './agent.tsx';
 
 const AgentListDocument = graphql(`
@@ -36,21 +36,9 @@ type AgentRow = AgentListQuery['agents']['nodes'][number];
 
 /** `/agents`: the organization's agents, newest first, and a new one by name (edited on its own page). */
 export function AgentsPage() {
-  const [agents, setAgents] = useState<AgentRow[] | null>(null);
-  const [more, setMore] = useState<string | null>(null);
+  const { rows: agents, next, problem: loadProblem, more } = usePages<AgentRow>(async (after) => (await request(AgentListDocument, { after })).agents);
   const [problem, setProblem] = useState<Problem | null>(null);
   const [busy, setBusy] = useState(false);
-
-  async function load(after: string | null) {
-    try {
-      const { agents: page } = await request(AgentListDocument, { after });
-      setAgents((list) => [...(after ? list ?? [] : []), ...page.nodes]);
-      setMore(page.pageInfo.hasNextPage ? page.pageInfo.endCursor ?? null : null);
-    } catch (err) {
-      setProblem(problemOf(err));
-    }
-  }
-  useEffect(() => void load(null), []);
 
   async function create(event: SubmitEvent) {
     event.preventDefault();
@@ -78,12 +66,17 @@ export function AgentsPage() {
               Create agent
             </button>
           </fieldset>
-          <FieldError problem={problem} name="name" />
+          <FieldError problem={problem} field="name" />
           <FormError problem={problem} fields={['name']} />
         </form>
       </section>
       <section>
         <h2>All agents</h2>
+        {loadProblem && (
+          <p role="alert" class="error">
+            {loadProblem.message}
+          </p>
+        )}
         {agents === null ? (
           <p aria-busy="true">Loading agents…</p>
         ) : agents.length === 0 ? (
@@ -116,8 +109,8 @@ export function AgentsPage() {
             </table>
           </div>
         )}
-        {more && (
-          <button type="button" class="secondary" onClick={() => void load(more)}>
+        {next && (
+          <button type="button" class="secondary" onClick={() => void more()}>
             Show more agents
           </button>
         )}

@@ -5,6 +5,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { Sources } from '../chat/chat.tsx';
 import '../chat/chat.css';
+import { usePages } from '../ui.tsx';
 import { graphql } from '../gql/index.ts';
 import type { ConversationsQuery, ConversationFilter } from '../gql/graphql.ts';
 import { request } from '../graphql.ts';
@@ -56,9 +57,6 @@ export function Conversations() {
   const [visitorId, setVisitorId] = useState('');
   const [from, setFrom] = useState('');
   const [to, setTo] = useState('');
-  const [rows, setRows] = useState<Row[] | null>(null);
-  const [next, setNext] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
 
   const filter = (): ConversationFilter => ({
     ...(agentId ? { agentId } : {}),
@@ -67,18 +65,7 @@ export function Conversations() {
     ...(dayBound(to, true) ? { to: dayBound(to, true) } : {}),
   });
 
-  async function load(after: string | null) {
-    setError(null);
-    try {
-      const { conversations } = await request(ConversationsDocument, { filter: filter(), after });
-      setRows((old) => [...(after ? (old ?? []) : []), ...conversations.nodes]);
-      setNext(conversations.pageInfo.hasNextPage ? conversations.pageInfo.endCursor : null);
-    } catch (err) {
-      setError((err as Error).message);
-    }
-  }
-
-  useEffect(() => void load(null), [agentId, from, to]);
+  const { rows, next, problem, more, reload } = usePages<Row>(async (after) => (await request(ConversationsDocument, { filter: filter(), after })).conversations, [agentId, from, to]);
 
   return (
     <section>
@@ -86,7 +73,7 @@ export function Conversations() {
       <form
         onSubmit={(e) => {
           e.preventDefault();
-          void load(null);
+          void reload();
         }}
       >
         <div class="grid">
@@ -118,8 +105,8 @@ export function Conversations() {
           Filter
         </button>
       </form>
-      {error && <p role="alert" class="error">{error}</p>}
-      {rows === null && !error && <p aria-busy="true">Loading…</p>}
+      {problem && <p role="alert" class="error">{problem.message}</p>}
+      {rows === null && !problem && <p aria-busy="true">Loading…</p>}
       {rows?.length === 0 && <p>No conversation matches.</p>}
       {rows && rows.length > 0 && (
         <div class="scroll">
@@ -152,7 +139,7 @@ export function Conversations() {
         </div>
       )}
       {next && (
-        <button type="button" class="outline" onClick={() => void load(next)}>
+        <button type="button" class="outline" onClick={() => void more()}>
           More conversations
         </button>
       )}

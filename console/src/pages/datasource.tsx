@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import '../data-ui/data.css';
-import { formatBytes, formatDate, problemOf, type Problem } from '../data-ui/ui.tsx';
+import { formatBytes, formatDate, problemOf, type Problem } from '../ui.tsx';
 import { graphql } from '../gql/index.ts';
 import type { ChunksPageQuery, DatasourcePageQuery } from '../gql/graphql.ts';
 import { request } from '../graphql.ts';

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import '../data-ui/data.css';
-import { ConfirmButton, FieldError, formatBytes, formatDate, invalidProps, problemOf, type Problem } from '../data-ui/ui.tsx';
+import { ConfirmButton, FieldError, FormError, formatBytes, formatDate, invalidProps, problemOf, type Problem } from '../ui.tsx';
 import { uploadFile } from '../data-ui/upload.ts';
 import { graphql } from '../gql/index.ts';
 import type { CreateDatasourceInput, DatastorePageQuery, DatasourceRowFragment, SearchDatastoreQuery, Visibility } from '../gql/graphql.ts';
@@ -310,7 +310,7 @@ function EditDatastore({ datastore, onSaved }: { datastore: Datastore; onSaved: 
             <option value="public">Public: anyone may search it</option>
           </select>
         </label>
-        <FieldError problem={problem} field={null} known={['name', 'description']} id="edit-error" />
+        <FormError problem={problem} fields={['name', 'description']} id="edit-error" />
         {saved && <p role="status">Saved.</p>}
         <button type="submit">Save changes</button>
       </form>
@@ -430,7 +430,7 @@ function AddWebPage({ datastoreId, onAdded }: { datastoreId: string; onAdded: (r
           <input name="url" type="url" required placeholder="https://www.example.com/about" {...invalidProps(problem, 'config.source_url', 'page-url-error')} />
         </label>
         <FieldError problem={problem} field="config.source_url" id="page-url-error" />
-        <FieldError problem={problem} field={null} known={['config.source_url']} id="page-error" />
+        <FormError problem={problem} fields={['config.source_url']} id="page-error" />
         <button type="submit" aria-busy={busy} disabled={busy}>
           Add web page
         </button>
@@ -468,7 +468,7 @@ function AddWebSite({ datastoreId, pageLimit, onAdded }: { datastoreId: string; 
           <input name="url" type="url" required placeholder="https://www.example.com/" aria-describedby="site-limit" />
         </label>
         <small id="site-limit">{pageLimit != null ? `At most ${pageLimit} pages are read (the organization's page limit).` : ''}</small>
-        <FieldError problem={problem} field={null} id="site-error" />
+        <FormError problem={problem} fields={[]} id="site-error" />
         <button type="submit" aria-busy={busy} disabled={busy}>
           Add web site
         </button>
@@ -500,7 +500,7 @@ function AddText({ datastoreId, onAdded }: { datastoreId: string; onAdded: (row:
           <textarea name="text" rows={6} required {...invalidProps(problem, 'text', 'text-text-error')} />
         </label>
         <FieldError problem={problem} field="text" id="text-text-error" />
-        <FieldError problem={problem} field={null} known={['name', 'text']} id="text-error" />
+        <FormError problem={problem} fields={['name', 'text']} id="text-error" />
         <button type="submit" aria-busy={busy} disabled={busy}>
           Add text document
         </button>
@@ -544,7 +544,7 @@ function Search({ datastoreId }: { datastoreId: string }) {
             <input name="topK" type="number" min={1} max={100} defaultValue="5" />
           </label>
         </div>
-        <FieldError problem={problem} field={null} id="search-error" />
+        <FormError problem={problem} fields={[]} id="search-error" />
         <button type="submit" aria-busy={busy} disabled={busy}>
           Search
         </button>

@@ -1,6 +1,6 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import '../data-ui/data.css';
-import { FieldError, formatDate, invalidProps, problemOf, type Problem } from '../data-ui/ui.tsx';
+import { FieldError, FormError, formatDate, invalidProps, problemOf, usePages, type Problem } from '../ui.tsx';
 import { graphql } from '../gql/index.ts';
 import type { DatastoresQuery, Visibility } from '../gql/graphql.ts';
 import { request } from '../graphql.ts';
@@ -27,20 +27,7 @@ const CREATE_FIELDS = ['name', 'description', 'chunkSize', 'chunkOverlap', 'allo
 
 /** The organization's datastores, and a form to create one. */
 export function Datastores() {
-  const [rows, setRows] = useState<Row[] | null>(null);
-  const [next, setNext] = useState<string | null>(null);
-  const [loadProblem, setLoadProblem] = useState<Problem | null>(null);
-
-  async function load(after: string | null) {
-    try {
-      const { datastores } = await request(DatastoresDocument, { after });
-      setRows((old) => [...(after ? (old ?? []) : []), ...datastores.nodes]);
-      setNext(datastores.pageInfo.hasNextPage ? datastores.pageInfo.endCursor : null);
-    } catch (err) {
-      setLoadProblem(problemOf(err));
-    }
-  }
-  useEffect(() => void load(null), []);
+  const { rows, next, problem: loadProblem, more } = usePages<Row>(async (after) => (await request(DatastoresDocument, { after })).datastores);
 
   return (
     <section>
@@ -84,7 +71,7 @@ export function Datastores() {
         </div>
       )}
       {next && (
-        <button type="button" class="secondary" onClick={() => void load(next)}>
+        <button type="button" class="secondary" onClick={() => void more()}>
           More datastores
         </button>
       )}
@@ -174,7 +161,7 @@ function CreateDatastore() {
           </label>
           <FieldError problem={problem} field="resyncSchedule" id="create-resyncSchedule-error" />
         </details>
-        <FieldError problem={problem} field={null} known={CREATE_FIELDS} id="create-error" />
+        <FormError problem={problem} fields={CREATE_FIELDS} id="create-error" />
         <button type="submit" aria-busy={busy} disabled={busy}>
           Create datastore
         </button>

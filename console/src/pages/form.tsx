@@ -1,13 +1,13 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import '../data-ui/data.css';
-import { ConfirmButton, formatDate, invalidProps, problemOf, type Problem } from '../data-ui/ui.tsx';
+import { ConfirmButton, formatDate, invalidProps, problemOf, type Problem } from '../ui.tsx';
 import { graphql } from '../gql/index.ts';
 import type { FormChatMutation, FormPageQuery, FormSubmissionsQuery } from '../gql/graphql.ts';
 
 type FormPageSubmissions = FormSubmissionsQuery['formSubmissions']['nodes'];
 import { request } from '../graphql.ts';
 import { navigate } from '../router.ts';
-import { FormFields, parseSchema, problemWithField } from './forms.tsx';
+import { FormFields, parseSchema } from './forms.tsx';
 
 const FormPageDocument = graphql(`
   query FormPage($id: ID!) {
@@ -123,7 +123,7 @@ function EditForm({ form, onSaved }: { form: Form; onSaved: (form: Form) => void
       onSaved(updateForm);
       setSaved(true);
     } catch (err) {
-      setProblem(problemWithField(err));
+      setProblem(problemOf(err));
     } finally {
       setBusy(false);
     }

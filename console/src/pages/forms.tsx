@@ -1,6 +1,6 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import '../data-ui/data.css';
-import { FieldError, formatDate, invalidProps, problemOf, type InvalidProps, type Problem } from '../data-ui/ui.tsx';
+import { FieldError, FormError, formatDate, invalidProps, problemOf, usePages, type InvalidProps, type Problem } from '../ui.tsx';
 import { graphql } from '../gql/index.ts';
 import type { FormsQuery } from '../gql/graphql.ts';
 import { request } from '../graphql.ts';
@@ -47,27 +47,9 @@ export function parseSchema(text: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-export function problemWithField(err: unknown): Problem {
-  if (err instanceof Error && 'field' in err && typeof err.field === 'string') return { message: err.message, field: err.field };
-  return problemOf(err);
-}
-
 /** The organization's conversational forms, and a form to create one. */
 export function Forms() {
-  const [rows, setRows] = useState<FormsQuery['forms']['nodes'] | null>(null);
-  const [next, setNext] = useState<string | null>(null);
-  const [loadProblem, setLoadProblem] = useState<Problem | null>(null);
-
-  async function load(after: string | null) {
-    try {
-      const { forms } = await request(FormsDocument, { after });
-      setRows((old) => [...(after ? (old ?? []) : []), ...forms.nodes]);
-      setNext(forms.pageInfo.hasNextPage ? forms.pageInfo.endCursor : null);
-    } catch (err) {
-      setLoadProblem(problemOf(err));
-    }
-  }
-  useEffect(() => void load(null), []);
+  const { rows, next, problem: loadProblem, more } = usePages<FormsQuery['forms']['nodes'][number]>(async (after) => (await request(FormsDocument, { after })).forms);
 
   return (
     <section>
@@ -107,7 +89,7 @@ export function Forms() {
         </div>
       )}
       {next && (
-        <button type="button" class="secondary" onClick={() => void load(next)}>
+        <button type="button" class="secondary" onClick={() => void more()}>
           More forms
         </button>
       )}
@@ -141,7 +123,7 @@ function CreateForm() {
       if (webhookUrl) setSecret({ id: createForm.form.id, secret: createForm.webhookSecret });
       else navigate(`/forms/${createForm.form.id}`);
     } catch (err) {
-      setProblem(problemWithField(err));
+      setProblem(problemOf(err));
     } finally {
       setBusy(false);
     }
@@ -209,7 +191,7 @@ export function FormFields(props: {
       <label>
         <input name="published" type="checkbox" role="switch" defaultChecked={values.published} /> Published (its chat answers visitors)
       </label>
-      <FieldError problem={problem} field={null} known={FORM_FIELDS} id={`${idPrefix}-error`} />
+      <FormError problem={problem} fields={FORM_FIELDS} id={`${idPrefix}-error`} />
     </>
   );
 }

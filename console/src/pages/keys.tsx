@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { graphql } from '../gql/index.ts';
 import type { ApiKeysQuery, CreateApiKeyInput } from '../gql/graphql.ts';
 import { request } from '../graphql.ts';
-import { allNodes, ConfirmDialog, CopyButton, Dialog, FieldError, fieldProps, FormError, problemOf, When, type Problem } from '../manage/ui.tsx';
+import { allNodes, ConfirmDialog, CopyButton, Dialog, FieldError, fieldProps, FormError, problemOf, When, type Problem } from '../ui.tsx';
 
 const ApiKeysDocument = graphql(`
   query ApiKeys {
@@ -154,7 +154,7 @@ export function KeysPage() {
           <label>
             Name
             <input {...fieldProps(problem, 'name')} type="text" required maxLength={100} placeholder="e.g. website widget" />
-            <FieldError problem={problem} name="name" />
+            <FieldError problem={problem} field="name" />
           </label>
           <fieldset>
             <legend>Agents</legend>
@@ -173,7 +173,7 @@ export function KeysPage() {
                 ))}
               </div>
             )}
-            <FieldError problem={problem} name="agentIds" />
+            <FieldError problem={problem} field="agentIds" />
           </fieldset>
           <fieldset>
             <legend>Datastores</legend>
@@ -192,19 +192,19 @@ export function KeysPage() {
                 ))}
               </div>
             )}
-            <FieldError problem={problem} name="datastoreIds" />
+            <FieldError problem={problem} field="datastoreIds" />
           </fieldset>
           <fieldset>
             <label>
               <input {...fieldProps(problem, 'readOnly')} type="checkbox" />
               Read-only (queries, answers and reads only)
             </label>
-            <FieldError problem={problem} name="readOnly" />
+            <FieldError problem={problem} field="readOnly" />
           </fieldset>
           <label>
             Expires (optional)
             <input {...fieldProps(problem, 'expiresAt')} type="datetime-local" />
-            <FieldError problem={problem} name="expiresAt" />
+            <FieldError problem={problem} field="expiresAt" />
           </label>
           <FormError problem={problem} fields={KEY_FIELDS} />
           <button type="submit" aria-busy={busy} disabled={busy}>

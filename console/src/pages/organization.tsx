@@ -3,7 +3,7 @@ import { graphql } from '../gql/index.ts';
 import type { MembersQuery, OrganizationPageQuery } from '../gql/graphql.ts';
 import { request } from '../graphql.ts';
 import { session } from '../session.ts';
-import { FieldError, fieldProps, FormError, formatNumber, problemOf, When, type Problem } from '../manage/ui.tsx';
+import { FieldError, fieldProps, FormError, formatNumber, problemOf, When, type Problem } from '../ui.tsx';
 
 const OrganizationPageDocument = graphql(`
   query OrganizationPage {
@@ -122,7 +122,7 @@ export function OrganizationPage() {
             <label>
               Name
               <input {...fieldProps(problem, 'name')} type="text" required maxLength={200} defaultValue={organization.name} />
-              <FieldError problem={problem} name="name" />
+              <FieldError problem={problem} field="name" />
             </label>
             <FormError problem={problem} fields={['name']} />
             <div class="actions">

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { graphql } from '../gql/index.ts';
 import { GraphQLRequestError, request } from '../graphql.ts';
 import { refreshSession } from '../session.ts';
-import { FieldError, fieldProps, FormError, problemOf, type Problem } from '../manage/ui.tsx';
+import { FieldError, fieldProps, FormError, problemOf, type Problem } from '../ui.tsx';
 
 const LoginDocument = graphql(`
   mutation Login($input: LoginInput!) {
@@ -91,17 +91,17 @@ export function SignIn() {
           <label>
             Email
             <input {...fieldProps(problem, 'email')} type="email" autoComplete="username" required />
-            <FieldError problem={problem} name="email" />
+            <FieldError problem={problem} field="email" />
           </label>
           <label>
             Password
             <input {...fieldProps(problem, 'password')} type="password" autoComplete="new-password" minLength={8} required />
-            <FieldError problem={problem} name="password" />
+            <FieldError problem={problem} field="password" />
           </label>
           <label>
             Organization
             <input {...fieldProps(problem, 'organizationName')} type="text" autoComplete="organization" required />
-            <FieldError problem={problem} name="organizationName" />
+            <FieldError problem={problem} field="organizationName" />
           </label>
           <FormError problem={problem} fields={SIGN_UP_FIELDS} />
           <button type="submit" aria-busy={busy} disabled={busy}>
