@@ -8,7 +8,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestApp, type TestApp } from './support/app.ts';
-import { accessibilityProblems, assertConsoleBuilt, launchBrowser, openPage, screenshot, signUpIn, type WatchedPage } from './support/browser.ts';
+import { accessibilityProblems, assertConsoleBuilt, expectClean, launchBrowser, openPage, screenshot, signUpIn, type WatchedPage } from './support/browser.ts';
 import { gql, http } from './support/client.ts';
 import { startOpenAiTestServer, type OpenAiTestServer } from './support/openai-server.ts';
 import { waitFor } from './support/wait.ts';
@@ -33,12 +33,6 @@ async function asUser(page: Page, query: string, variables: Record<string, unkno
   const body = (await response.json()) as { data?: any; errors?: unknown };
   if (body.errors) throw new Error(JSON.stringify(body.errors));
   return body.data;
-}
-
-function clean(watched: Pick<WatchedPage, 'errors' | 'failed' | 'foreign'>) {
-  expect(watched.errors).toEqual([]);
-  expect(watched.failed).toEqual([]);
-  expect(watched.foreign).toEqual([]);
 }
 
 const chatRequests = () => model.requests.filter((r) => r.path.endsWith('/chat/completions'));
@@ -114,7 +108,7 @@ describe('the playground', () => {
     expect(await page.getByRole('log').locator('article').count()).toBe(4);
     await screenshot(page, 'playground');
     expect(await accessibilityProblems(page)).toEqual([]);
-    clean(console_);
+    expectClean(console_);
   });
 
   it('stops a stream: the model server sees the request aborted, the answer shows it stopped', async () => {
@@ -129,7 +123,7 @@ describe('the playground', () => {
     await lastAnswer(page).getByText('Stopped').waitFor();
     await page.getByRole('button', { name: 'Send' }).waitFor();
     model.setStreamTiming({ tokenDelayMs: 0 });
-    clean(console_);
+    expectClean(console_);
   });
 
   it('sends the parameters set for a question to the model', async () => {
@@ -149,7 +143,7 @@ describe('the playground', () => {
     await page.waitForURL(`**/#/playground/${agents.private}`);
     await send(page, 'Internal question');
     await answered(page);
-    clean(console_);
+    expectClean(console_);
   });
 });
 
@@ -175,7 +169,7 @@ describe('the conversations inbox', () => {
     await page.getByText('Stopped').waitFor();
     await screenshot(page, 'conversation');
     expect(await accessibilityProblems(page)).toEqual([]);
-    clean(console_);
+    expectClean(console_);
   });
 });
 
@@ -223,7 +217,7 @@ describe('the public chat page', () => {
       expect(await page.getByRole('log').locator('article').count()).toBe(4);
       const list = await gql(app.url, `query($f: ConversationFilter) { conversations(filter: $f) { nodes { messageCount } } }`, { f: { agentId: agents.public } }, { token: key });
       expect(list.data.conversations.nodes.map((n: { messageCount: number }) => n.messageCount)).toContain(4);
-      clean(visitor);
+      expectClean(visitor);
     } finally {
       await visitor.context.close();
     }
@@ -242,7 +236,7 @@ describe('the public chat page', () => {
       }
       expect(texts[0]).toBe(texts[1]);
       await expect(page.getByLabel('Message').count()).resolves.toBe(0);
-      clean(visitor);
+      expectClean(visitor);
     } finally {
       await visitor.context.close();
     }

@@ -9,7 +9,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from './support/app.ts';
-import { accessibilityProblems, assertConsoleBuilt, launchBrowser, openPage, screenshot, signUpIn, type WatchedPage } from './support/browser.ts';
+import { accessibilityProblems, assertConsoleBuilt, expectClean, launchBrowser, openPage, screenshot, signUpIn, type WatchedPage } from './support/browser.ts';
 
 let app: TestApp;
 let browser: Browser;
@@ -39,9 +39,7 @@ afterAll(async () => {
 
 async function clean(): Promise<void> {
   expect(await accessibilityProblems(page)).toEqual([]);
-  expect(watched.errors).toEqual([]);
-  expect(watched.failed).toEqual([]);
-  expect(watched.foreign).toEqual([]);
+  expectClean(watched);
 }
 
 function row(name: string) {

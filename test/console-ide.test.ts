@@ -9,7 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IDE_CSP, prefersHtml } from '../src/http/console.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
-import { accessibilityProblems, assertConsoleBuilt, launchBrowser, openPage, screenshot, signUpIn, type WatchedPage } from './support/browser.ts';
+import { accessibilityProblems, assertConsoleBuilt, expectClean, launchBrowser, openPage, screenshot, signUpIn } from './support/browser.ts';
 import { gql, http as request } from './support/client.ts';
 import { startOpenAiTestServer, type OpenAiTestServer } from './support/openai-server.ts';
 
@@ -69,12 +69,6 @@ async function waitForResponse(page: Page, pattern: RegExp, timeout = 30_000): P
 async function waitForEditors(page: Page): Promise<void> {
   await page.locator('.graphiql-query-editor .monaco-editor').first().waitFor({ timeout: 30_000 });
   await page.locator('.graphiql-response .monaco-editor').first().waitFor({ timeout: 30_000 });
-}
-
-function expectClean(watched: WatchedPage) {
-  expect(watched.errors).toEqual([]);
-  expect(watched.failed).toEqual([]);
-  expect(watched.foreign).toEqual([]);
 }
 
 describe('GET /graphql over HTTP', () => {

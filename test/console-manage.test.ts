@@ -7,7 +7,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from './support/app.ts';
-import { accessibilityProblems, assertConsoleBuilt, launchBrowser, openPage, screenshot, type WatchedPage } from './support/browser.ts';
+import { accessibilityProblems, assertConsoleBuilt, expectClean, launchBrowser, openPage, screenshot, type WatchedPage } from './support/browser.ts';
 import { gql } from './support/client.ts';
 
 let app: TestApp;
@@ -37,9 +37,7 @@ afterAll(async () => {
 /** What every step must leave behind: nothing wrong that a user would see, nothing axe objects to. */
 async function assertClean() {
   expect(await accessibilityProblems(page)).toEqual([]);
-  expect(watched.errors).toEqual([]);
-  expect(watched.failed).toEqual([]);
-  expect(watched.foreign).toEqual([]);
+  expectClean(watched);
 }
 
 async function clipboard(): Promise<string> {

@@ -35,7 +35,6 @@ let browser: Browser;
 let site: http.Server;
 let hostOrigin: string;
 let org: Awaited<ReturnType<typeof newOrganization>>;
-let shopAgent: string;
 let strictAgent: string;
 let changingAgent: string;
 
@@ -80,7 +79,7 @@ beforeAll(async () => {
   const doc = await request('POST', `${app.api}/datasources`, { token: org.apiKey, body: { datastoreId: store, type: 'text', name: 'Returns policy', text: 'Customers may return any purchase within thirty days, with the receipt, for a full refund.' } });
   expect(doc.status, JSON.stringify(doc.body)).toBe(200);
   await waitFor(async () => (await gql(app.url, `query($id: ID!) { datasource(id: $id) { status } }`, { id: doc.body.id }, { token: org.apiKey })).data?.datasource.status === 'synched', 60_000, 'the policy synched');
-  shopAgent = await createAgent({ name: 'Shop helper', description: 'Questions about orders and returns', handle: 'shop-helper', datastoreIds: [store] });
+  await createAgent({ name: 'Shop helper', description: 'Questions about orders and returns', handle: 'shop-helper', datastoreIds: [store] });
   strictAgent = await createAgent({ name: 'Strict helper', datastoreIds: [store] });
   changingAgent = await createAgent({ name: 'Changing helper', handle: 'changing-helper' });
   await createAgent({ name: 'Elsewhere helper', handle: 'elsewhere-helper', allowedOrigins: [ELSEWHERE] });

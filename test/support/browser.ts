@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SCREENSHOTS = path.join(root, 'test/screenshots');
@@ -55,6 +56,13 @@ export function watchPage(watched: Omit<WatchedPage, 'page' | 'context'>, page: 
   page.on('response', (response) => {
     if (response.status() >= 400) watched.failed.push(`${response.request().method()} ${response.url()} → ${response.status()}`);
   });
+}
+
+/** What every step must leave behind: no console error, no failed request, nothing from another host. */
+export function expectClean(watched: Pick<WatchedPage, 'errors' | 'failed' | 'foreign'>): void {
+  expect(watched.errors).toEqual([]);
+  expect(watched.failed).toEqual([]);
+  expect(watched.foreign).toEqual([]);
 }
 
 /** Signs up a new organization inside the page's context: the session cookie is the browser's. */
