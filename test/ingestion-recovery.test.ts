@@ -20,7 +20,7 @@ import { startOpenAiTestServer, type OpenAiTestServer } from './support/openai-s
 import { MIME, makePdf } from './support/samples.ts';
 import { connects, freePort, groupAlive, killAll, root, signal, spawnMain, spawnService } from './support/process.ts';
 import { waitFor } from './support/wait.ts';
-import { FAST_RECOVERY } from './support/service.ts';
+import { endpointEnv, FAST_RECOVERY } from './support/service.ts';
 
 const ON_POSTGRES = !!process.env.TEST_DATABASE_URL;
 
@@ -184,13 +184,7 @@ describe('b. crawlers refuse private addresses (ALLOW_PRIVATE_URLS unset)', () =
 
 describe('c. a worker dying in the middle of a job', () => {
   let embeddings: OpenAiTestServer;
-  const embeddingEnv = () => ({
-    OPENAI_BASE_URL: embeddings.url,
-    OPENAI_API_KEY: 'test-key',
-    EMBEDDING_MODEL: 'text-embedding-3-small',
-    EMBEDDING_DIMENSION: '64',
-    EMBEDDING_BATCH_SIZE: '8',
-  });
+  const embeddingEnv = () => ({ ...endpointEnv(embeddings.url), EMBEDDING_BATCH_SIZE: '8' });
   const embeddingRequests = () => embeddings.requests.filter((r) => r.path === '/v1/embeddings').length;
 
   beforeAll(async () => {

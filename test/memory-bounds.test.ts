@@ -20,6 +20,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from './support/app.ts';
 import { createTestDatabase } from './support/app.ts';
+import { endpointEnv } from './support/service.ts';
 import { gql, http as call, newOrganization } from './support/client.ts';
 import { createDatastore, settled, upload, type DatasourceView } from './support/ingest.ts';
 import { startOpenAiTestServer, type OpenAiTestServer } from './support/openai-server.ts';
@@ -127,10 +128,7 @@ describe('memory bounds: hostile files and pages against a service process', () 
       DATA_DIR: dataDir,
       DATABASE_URL: database.url,
       ALLOW_PRIVATE_URLS: 'true',
-      OPENAI_BASE_URL: embeddings.url,
-      OPENAI_API_KEY: 'test-key',
-      EMBEDDING_MODEL: 'text-embedding-3-small',
-      EMBEDDING_DIMENSION: '64',
+      ...endpointEnv(embeddings.url),
       RATE_LIMIT_IP_PER_MINUTE: '100000',
     });
     await service.waitForLog('listening', 120_000);

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from './support/app.ts';
 import { createTestDatabase } from './support/app.ts';
+import { endpointEnv } from './support/service.ts';
 import { http as call, newOrganization } from './support/client.ts';
 import { createDatastore, settled, upload } from './support/ingest.ts';
 import { startOpenAiTestServer, type OpenAiTestServer } from './support/openai-server.ts';
@@ -54,9 +55,7 @@ describe(`memory after start-up (${ON_POSTGRES ? 'PostgreSQL' : 'embedded PGlite
       DATA_DIR: dataDir,
       // The embedded default is a database on disk, as `npm start` makes it (not pglite://memory).
       ...(ON_POSTGRES ? { DATABASE_URL: database.url } : {}),
-      OPENAI_BASE_URL: embeddings.url,
-      EMBEDDING_MODEL: 'text-embedding-3-small',
-      EMBEDDING_DIMENSION: '64',
+      ...endpointEnv(embeddings.url),
     });
     await service.waitForLog('listening', 150_000);
     app = { url: `http://127.0.0.1:${port}`, api: `http://127.0.0.1:${port}/api` };

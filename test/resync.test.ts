@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RESYNC_QUEUE } from '../src/ingestion/resync.schedules.ts';
 import { gql, http as call, newOrganization } from './support/client.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
+import { endpointEnv } from './support/service.ts';
 import { startOpenAiTestServer, type OpenAiTestServer } from './support/openai-server.ts';
 import { waitFor } from './support/wait.ts';
 
@@ -94,10 +95,7 @@ beforeAll(async () => {
   embeddings = await startOpenAiTestServer();
   app = await startTestApp({
     ALLOW_PRIVATE_URLS: 'true',
-    OPENAI_BASE_URL: embeddings.url,
-    OPENAI_API_KEY: 'test-key',
-    EMBEDDING_MODEL: 'text-embedding-3-small',
-    EMBEDDING_DIMENSION: '64',
+    ...endpointEnv(embeddings.url),
   });
   org = await newOrganization(app.url, 'Resync');
 }, 60_000);

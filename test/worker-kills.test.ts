@@ -18,7 +18,7 @@ import { createDatastore, sql } from './support/ingest.ts';
 import { startOpenAiTestServer, type OpenAiTestServer } from './support/openai-server.ts';
 import { killAll, spawnMain, type ServiceProcess } from './support/process.ts';
 import { waitFor } from './support/wait.ts';
-import { FAST_RECOVERY } from './support/service.ts';
+import { endpointEnv, FAST_RECOVERY } from './support/service.ts';
 
 const ON_POSTGRES = !!process.env.TEST_DATABASE_URL;
 const KILLS = Number(process.env.FAULTS_KILLS ?? 6);
@@ -29,7 +29,7 @@ const RECOVERY = { ...FAST_RECOVERY, JOB_RETRY_LIMIT: '50' };
 
 let embeddings: OpenAiTestServer;
 let app: TestApp;
-const embeddingEnv = () => ({ OPENAI_BASE_URL: embeddings.url, OPENAI_API_KEY: 'test-key', EMBEDDING_MODEL: 'text-embedding-3-small', EMBEDDING_DIMENSION: '64', EMBEDDING_BATCH_SIZE: '2' });
+const embeddingEnv = () => ({ ...endpointEnv(embeddings.url), EMBEDDING_BATCH_SIZE: '2' });
 
 beforeAll(async () => {
   embeddings = await startOpenAiTestServer();
