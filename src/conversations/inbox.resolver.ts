@@ -1,7 +1,6 @@
-import { Max, Min } from 'class-validator';
 import { Args, ArgsType, Ctx, Field, FieldResolver, ID, InputType, Int, ObjectType, Query, Resolver, Root } from 'type-graphql';
 import type { Context } from '../graphql/context.ts';
-import { Connection } from '../graphql/pagination.ts';
+import { Connection, PageArgs } from '../graphql/pagination.ts';
 import { Conversation } from './conversation.entity.ts';
 import { conversationStats, listConversations } from './inbox.ts';
 
@@ -24,17 +23,9 @@ class ConversationFilter {
 }
 
 @ArgsType()
-class ConversationListArgs {
+class ConversationListArgs extends PageArgs {
   @Field(() => ConversationFilter, { nullable: true })
   filter?: ConversationFilter | null;
-
-  @Field(() => Int, { defaultValue: 20, description: '1 to 100.' })
-  @Min(1)
-  @Max(100)
-  first!: number;
-
-  @Field(() => String, { nullable: true, description: 'endCursor of the previous page.' })
-  after?: string | null;
 }
 
 /** The inbox: the organization's conversations (src/conversations/inbox.ts). */
