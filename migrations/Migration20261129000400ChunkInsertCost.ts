@@ -16,17 +16,17 @@ import { Migration } from '@mikro-orm/migrations';
 export class Migration20261129000400ChunkInsertCost extends Migration {
   override up(): void {
     this.addSql(`alter table "chunks" set (toast_tuple_target = 8160)`);
-    this.addSql(rebuild('with (m = 12, ef_construction = 40)'));
+    this.addSql(rebuildHnswSql('with (m = 12, ef_construction = 40)'));
   }
 
   override down(): void {
     this.addSql(`alter table "chunks" reset (toast_tuple_target)`);
-    this.addSql(rebuild(''));
+    this.addSql(rebuildHnswSql(''));
   }
 }
 
 /** Every chunks_embedding_<dimension>_hnsw index dropped and created again `with`. */
-function rebuild(withClause: string): string {
+export function rebuildHnswSql(withClause: string): string {
   return `do $$
 declare
   dim text;
