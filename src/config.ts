@@ -74,7 +74,8 @@ export interface Config {
    * Background jobs (pg-boss). A running job's worker refreshes its heartbeat every
    * heartbeatSeconds / 2; a job whose heartbeat is older than heartbeatSeconds (its worker died)
    * is failed and retried by the next supervision pass, every superviseSeconds, after
-   * retryDelaySeconds (doubling with each attempt).
+   * retryDelaySeconds (doubling with each attempt). A job that reports no progress for
+   * stallSeconds (JOB_STALL_SECONDS; its worker alive but stuck) is aborted and failed likewise; 0 = never.
    */
   readonly jobs: { readonly heartbeatSeconds: number; readonly superviseSeconds: number; readonly retryDelaySeconds: number; readonly retryLimit?: number; readonly stallSeconds?: number };
   /** MODEL_TIMEOUT_MS: how long a chat model may take to its first token, and between two tokens. */

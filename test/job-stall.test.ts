@@ -32,7 +32,8 @@ beforeAll(async () => {
     EMBEDDING_BATCH_SIZE: '2',
     JOB_STALL_SECONDS: String(STALL_SECONDS),
     JOB_RETRY_LIMIT: String(RETRY_LIMIT),
-    JOB_RETRY_DELAY_SECONDS: '1',
+    // Long enough to read the stalled attempt's reason before the next attempt starts.
+    JOB_RETRY_DELAY_SECONDS: '2',
   });
   org = await newOrganization(app.url, 'Stalled jobs');
   store = await createDatastore(app, org.apiKey);
@@ -60,9 +61,13 @@ describe(`a job that makes no progress for JOB_STALL_SECONDS (${STALL_SECONDS} s
     const calls = embeddingCalls();
     const id = await createText('Recovers');
     await waitFor(async () => embeddingCalls() > calls || undefined, 15_000, 'the first embedding request');
-    // The watchdog gives up the first attempt: pg-boss holds the job for its retry.
-    const retrying = await waitFor(async () => ((await jobOf(id))?.retry_count ?? 0) >= 1 || undefined, 10_000, 'the stalled attempt to be failed');
-    expect(retrying).toBe(true);
+    // The watchdog gives up the first attempt; until the next one starts, the datasource says why.
+    const waiting = await waitFor(async () => {
+      const ds = await datasource(app, org.apiKey, id);
+      return ds?.errorMessage ? ds : undefined;
+    }, 10_000, 'the stalled attempt to be given up');
+    expect(waiting).toMatchObject({ status: 'running', errorMessage: expect.stringMatching(STUCK) });
+    expect((await jobOf(id))?.state).toBe('retry');
     embeddings.setDelay('/v1/embeddings', 0);
 
     const done = await settled(app, org.apiKey, id, 20_000);
@@ -80,9 +85,9 @@ describe(`a job that makes no progress for JOB_STALL_SECONDS (${STALL_SECONDS} s
     const seconds = (Date.now() - started) / 1000;
     expect(failed.status).toBe('error');
     expect(failed.errorMessage).toMatch(STUCK);
-    // Each attempt ends within 1.1 × JOB_STALL_SECONDS of its last progress; the retries wait 1 s, then 2 s (backoff).
-    const bound = (RETRY_LIMIT + 1) * STALL_SECONDS * 1.1 + 1 + 2;
-    expect(seconds).toBeLessThan(bound + 5); // + job polling and a loaded machine's slack
+    // Each attempt ends within 1.1 × JOB_STALL_SECONDS of its last progress; the retries wait 2 s, then 4 s (backoff).
+    const bound = (RETRY_LIMIT + 1) * STALL_SECONDS * 1.1 + 2 + 4;
+    expect(seconds).toBeLessThan(bound + 10); // + job polling and a loaded machine's slack; pg-boss's own bound would be 15 minutes
     // Every attempt was made; the last one recorded the failure on the datasource (its job then completed).
     expect((await jobOf(id))?.retry_count).toBe(RETRY_LIMIT);
     // Each aborted attempt closed its request: the model call was cancelled, not left hanging for the embedder's 120 s.
