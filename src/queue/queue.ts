@@ -82,6 +82,11 @@ export async function startQueue(
       return boss.work(name, { ...options, includeMetadata: true, perJobResults: true } as WorkOptions & { includeMetadata: true; perJobResults: true }, async (jobs) => {
         const results: JobResult[] = [];
         for (const job of jobs) {
+          // The worker is stopping (or lost the claim): pg-boss hands this job back; it is not started.
+          if (job.signal.aborted) {
+            results.push({ id: job.id, status: 'failed', output: job.signal.reason });
+            continue;
+          }
           const watch = watchJob(stallMs, job.signal);
           try {
             await watch.settle(handler({ ...job, signal: watch.signal, progress: watch } as never), STALL_GRACE_MS);
