@@ -67,7 +67,8 @@ describe(`a job that makes no progress for JOB_STALL_SECONDS (${STALL_SECONDS} s
       return ds?.errorMessage ? ds : undefined;
     }, 10_000, 'the stalled attempt to be given up');
     expect(waiting).toMatchObject({ status: 'running', errorMessage: expect.stringMatching(STUCK) });
-    expect((await jobOf(id))?.state).toBe('retry');
+    // Its job is failed and waits for its retry (the reason is written just before).
+    await waitFor(async () => (await jobOf(id))?.state === 'retry' || undefined, 5000, 'the job to wait for its retry');
     embeddings.setDelay('/v1/embeddings', 0);
 
     const done = await settled(app, org.apiKey, id, 20_000);
