@@ -12,6 +12,7 @@ import { migrations } from '../../migrations/index.ts';
 import type { DatabaseConfig } from '../config.ts';
 import { vectorSessionSql } from './vector-index.ts';
 import { pgliteStartParams } from './pglite-settings.ts';
+import { yieldBeforeStatements } from './pglite-turns.ts';
 
 import type { Orm } from './types.ts';
 
@@ -61,6 +62,7 @@ export async function openDatabase(
       startParams: pgliteStartParams(config.sharedBuffersMb),
     });
     const instance = pglite;
+    yieldBeforeStatements(instance);
     // One session for everything: the vector search settings are set once.
     await instance.query(vectorSessionSql());
     orm = await MikroORM.init({ ...common, driver: PgliteDriver, dbName: 'postgres', driverOptions: { pglite: instance } } as never);
