@@ -12,6 +12,7 @@ import { migrations } from '../../migrations/index.ts';
 import type { DatabaseConfig } from '../config.ts';
 import { vectorSessionSql } from './vector-index.ts';
 import { pgliteStartParams } from './pglite-settings.ts';
+import { initdbApart } from './pglite-initdb.ts';
 
 import type { Orm } from './types.ts';
 
@@ -55,6 +56,7 @@ export async function openDatabase(
   let pglite: PGlite | null = null;
   if (config.kind === 'pglite') {
     if (config.dataDir) mkdirSync(config.dataDir, { recursive: true });
+    if (config.dataDir) await initdbApart(config.dataDir);
     pglite = await PGlite.create({
       dataDir: config.dataDir ?? undefined,
       extensions: { vector },
