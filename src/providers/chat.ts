@@ -106,12 +106,14 @@ export function createChatModel(config: Pick<Config, 'openai'> & Partial<Pick<Co
 
   return {
     async *stream(turns, params, signal) {
+      // Before the deadline starts: the first call imports LangChain, which is no wait on the endpoint.
+      const [model, messages] = await Promise.all([client(params, true), toMessages(turns)]);
       const started = performance.now();
       const deadline = modelDeadline(timeoutMs, signal);
       try {
         let stream;
         try {
-          stream = await (await client(params, true)).stream(await toMessages(turns), { signal: deadline.signal });
+          stream = await model.stream(messages, { signal: deadline.signal });
         } catch (err) {
           throw failed(cause(err, deadline), params, started, signal);
         }
@@ -136,10 +138,11 @@ export function createChatModel(config: Pick<Config, 'openai'> & Partial<Pick<Co
       }
     },
     async complete(turns, params, signal) {
+      const [model, messages] = await Promise.all([client(params, false), toMessages(turns)]);
       const started = performance.now();
       const deadline = modelDeadline(timeoutMs, signal);
       try {
-        const message = await (await client(params, false)).invoke(await toMessages(turns), { signal: deadline.signal });
+        const message = await model.invoke(messages, { signal: deadline.signal });
         const u = message.usage_metadata;
         return {
           text: typeof message.content === 'string' ? message.content : '',
