@@ -18,7 +18,7 @@
  * uploads them, then CORPUS_QUERIES (500) datastore queries 4 at a time; the peak is the
  * highest resident memory from the first upload to the last answer (VmHWM reset by
  * /proc/<pid>/clear_refs, with 100 ms samples as a floor where that is refused).
- *   CORPUS_FILES=100 (0: no corpus phase) CORPUS_QUERIES=500
+ *   CORPUS_FILES=100 (0: no corpus phase) CORPUS_QUERIES=500; RUNS=0: the corpus phase only
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -195,7 +195,7 @@ async function main() {
 
   process.stdout.write(`bench:memory  ${RUNS} run(s) each, settle ${SETTLE_MS} ms, load average before ${loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
   process.stdout.write(`${'configuration'.padEnd(38)} ${'launch'.padEnd(48)} ${'RSS MB'.padStart(7)} ${'peak MB'.padStart(8)} ${'start s'.padStart(8)}\n`);
-  for (const configuration of configurations) {
+  for (const configuration of RUNS > 0 ? configurations : []) {
     for (const launch of [BEFORE, NOW]) {
       const samples: Sample[] = [];
       // Alternating would be fairer on a busy machine, but one launcher's runs back to back share its page cache.
