@@ -162,9 +162,9 @@ async function measure(launch: Launch, env: Record<string, string>, withCorpus =
     await new Promise<void>((resolve, reject) => {
       child.stderr!.on('data', (d: Buffer) => {
         log += d.toString();
-        const listening = /"msg":"listening".*?"url":"http:\/\/localhost:(\d+)"/.exec(log);
-        if (listening && !base) {
-          base = `http://127.0.0.1:${listening[1]}`;
+        const line = log.split('\n').find((l) => l.includes('"msg":"listening"') && l.endsWith('}'));
+        if (line && !base) {
+          base = `http://127.0.0.1:${new URL((JSON.parse(line) as { url: string }).url).port}`;
           resolve();
         }
       });
