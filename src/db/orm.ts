@@ -13,6 +13,7 @@ import type { DatabaseConfig } from '../config.ts';
 import { vectorSessionSql } from './vector-index.ts';
 import { pgliteStartParams } from './pglite-settings.ts';
 import { yieldBeforeStatements } from './pglite-turns.ts';
+import { initdbApart } from './pglite-initdb.ts';
 
 import type { Orm } from './types.ts';
 
@@ -56,6 +57,7 @@ export async function openDatabase(
   let pglite: PGlite | null = null;
   if (config.kind === 'pglite') {
     if (config.dataDir) mkdirSync(config.dataDir, { recursive: true });
+    if (config.dataDir) await initdbApart(config.dataDir);
     pglite = await PGlite.create({
       dataDir: config.dataDir ?? undefined,
       extensions: { vector },
