@@ -27,6 +27,7 @@ import path from 'node:path';
 import { writeFileSync } from 'node:fs';
 import type { TestApp } from '../test/support/app.ts';
 import { newOrganization } from '../test/support/client.ts';
+import { START_ARGS } from '../test/support/process.ts';
 import { createDatastore, settled } from '../test/support/ingest.ts';
 import { startOpenAiTestServer } from '../test/support/openai-server.ts';
 import { root } from './support.ts';
@@ -43,14 +44,7 @@ interface Launch {
   env: Record<string, string>;
 }
 
-/** The start command exactly as package.json's `start` script has it. */
-function startScript(): string[] {
-  const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-  const words = pkg.scripts.start!.split(/\s+/);
-  return words.slice(words.indexOf('node') + 1);
-}
-
-const NOW: Launch = { name: 'now', args: startScript(), env: {} };
+const NOW: Launch = { name: 'now', args: START_ARGS, env: {} };
 const BEFORE: Launch = {
   name: 'before (swc-node loader, shared_buffers 128 MB)',
   args: ['--enable-source-maps', '--import', '@swc-node/register/esm-register', 'src/main.ts'],

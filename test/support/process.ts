@@ -95,7 +95,7 @@ export function spawnService(command: string, args: string[], env: Record<string
  * ROLE=worker): the TypeScript hooks that run in the main thread (src/cli/typescript-hooks.mjs),
  * not @swc-node/register, whose loader thread doubles a process's start-up CPU (~3 s against ~6 s).
  */
-const START_ARGS = (() => {
+export const START_ARGS = (() => {
   const words = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start.split(/\s+/);
   return words.slice(words.indexOf('node') + 1);
 })();
