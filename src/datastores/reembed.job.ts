@@ -14,7 +14,7 @@ import type { Logger } from '../logger.ts';
 import type { EmbedderRegistry } from '../providers/embedder-registry.ts';
 import { EmbeddingError, type Embedder } from '../providers/embeddings.ts';
 import type { Queue } from '../queue/queue.ts';
-import { JobStalled, unwatched, type Progress } from '../queue/watchdog.ts';
+import { JobStalled, type Progress } from '../queue/watchdog.ts';
 import { DATASTORE_CHANGED } from './datastore.service.ts';
 import { DATASTORE_EMBEDDING, EMBEDDING_EVENT_SQL, REEMBED_QUEUE, type ReembedJobData } from './model-change.ts';
 
@@ -47,11 +47,11 @@ export async function startReembedWorkers(deps: ReembedDeps): Promise<string> {
 /** The rows of this change: the datastore while its pending model is still the job's. `$1` id, `$2` model, `$3` dimension. */
 const STILL_PENDING = 'd.id = $1 and d.pending_embedding_model = $2 and d.pending_embedding_dimension = $3';
 
-export async function reembed(deps: ReembedDeps, job: Job<ReembedJobData> & { retryLimit?: number; progress?: Progress }): Promise<void> {
+export async function reembed(deps: ReembedDeps, job: Job<ReembedJobData> & { retryLimit?: number; progress: Progress }): Promise<void> {
   const { orm, logger } = deps;
   const { datastoreId, model } = job.data;
   const lastAttempt = job.retryCount >= (job.retryLimit ?? 3);
-  const progress = job.progress ?? unwatched(job.signal);
+  const { progress } = job;
   try {
     // Guarded: a stalled job is released here even if the stuck work never heeds its abort.
     await progress.guard(reembedAll(deps, job.data, progress));

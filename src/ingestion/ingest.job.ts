@@ -13,7 +13,7 @@ import type { EmbedderRegistry } from '../providers/embedder-registry.ts';
 import { FetchError, safeFetch } from '../providers/safe-fetch.ts';
 import type { ObjectStorage } from '../providers/storage.ts';
 import type { Queue } from '../queue/queue.ts';
-import { JobStalled, unwatched, type Progress } from '../queue/watchdog.ts';
+import { JobStalled, type Progress } from '../queue/watchdog.ts';
 import { storeChunks } from './chunk.store.ts';
 import { estimateTokens, splitDocument } from './chunker.ts';
 import { Datasource, DatasourceStatus, DatasourceType } from './datasource.entity.ts';
@@ -63,7 +63,7 @@ export async function startIngestWorkers(deps: IngestDeps, opts: { concurrency?:
   );
 }
 
-export async function ingest(deps: IngestDeps, job: Job<IngestJobData> & { retryLimit?: number; progress?: Progress }): Promise<void> {
+export async function ingest(deps: IngestDeps, job: Job<IngestJobData> & { retryLimit?: number; progress: Progress }): Promise<void> {
   const { orm, datasources, logger } = deps;
   const em = orm.em.fork();
   // The datasource with its datastore (chunking, embedding model) in one query.
@@ -71,7 +71,7 @@ export async function ingest(deps: IngestDeps, job: Job<IngestJobData> & { retry
   if (!ds) return; // deleted meanwhile: nothing to do
   const datastore = ds.datastore;
   const lastAttempt = job.retryCount >= (job.retryLimit ?? INGEST_QUEUE_OPTIONS.retryLimit);
-  const progress = job.progress ?? unwatched(job.signal);
+  const { progress } = job;
 
   // `running`, written and announced in one statement.
   const run = await datasources.markRunning(em, ds);

@@ -81,8 +81,3 @@ export function watchJob(stallMs: number, parent?: AbortSignal, firstStage = 'st
     },
   };
 }
-
-/** The Progress of a job run without a watchdog (called directly rather than by the queue). */
-export function unwatched(signal: AbortSignal | undefined): Progress {
-  return { signal: signal ?? new AbortController().signal, step() {}, guard: (work) => work };
-}
