@@ -28,6 +28,8 @@ const CURRENCY_WORDS = 'euros?|eur|dollars?|usd|pounds?|gbp|pence|p|pennies|penn
 /** "May" is only a month capitalised (MAY_MONTH): "you may" is not a date. */
 const MONTHS = 'january|february|march|april|june|july|august|september|october|november|december';
 const MAY_MONTH = /\bMay\b/;
+const MONTH = new RegExp(`\\b(?:${MONTHS})\\b`, 'i');
+const YEAR = /\b(?:1[0-9]{3}|20[0-9]{2})s?\b/;
 const DAYS = 'monday|tuesday|wednesday|thursday|friday|saturday|sunday|mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekdays?|weekends?|weekly|daily|tonight|today|tomorrow';
 const COLOURS =
   'red|orange|yellow|green|blue|purple|violet|indigo|pink|brown|black|white|grey|gray|silver|gold|golden|beige|amber|navy|teal|turquoise|cyan|magenta|maroon|cream|ivory|khaki|olive|lime|charcoal|bronze|copper|scarlet|crimson|lilac|lavender|mint|coral|tan|multicoloured|multicolored|colourless|colorless|transparent';
@@ -45,11 +47,11 @@ const VALUE: Record<ValueKind, RegExp[]> = {
     /\b(?:noon|midday|midnight|morning|mornings|afternoon|afternoons|evening|evenings|night|nights|dawn|dusk|sunrise|sunset|overnight|around the clock|any time|anytime)\b/i,
     new RegExp(`\\b(?:${MONTHS}|${DAYS}|spring|summer|autumn|fall|winter|christmas|easter|holidays?)\\b`, 'i'),
     MAY_MONTH,
-    /\b(?:1[0-9]{3}|20[0-9]{2})s?\b/,
+    YEAR,
     /\b(?:before|after|until|till|within|once|when|every|each|during|from|by|immediately|automatically|always|never)\b/i,
   ],
   // "When was it built?": a year, or at least a date.
-  year: [/\b(?:1[0-9]{3}|20[0-9]{2})s?\b/, /\b(?:century|centuries|decade|ago|yesterday|last (?:year|month|week))\b/i, new RegExp(`\\b(?:${MONTHS})\\b`, 'i'), MAY_MONTH],
+  year: [YEAR, /\b(?:century|centuries|decade|ago|yesterday|last (?:year|month|week))\b/i, MONTH, MAY_MONTH],
   duration: [unit(TIME_UNITS), /\b(?:overnight|lifetime|forever|indefinitely|permanently|for good|until|till)\b/i],
   length: [unit(LENGTH_UNITS)],
   weight: [unit(WEIGHT_UNITS)],
@@ -59,6 +61,11 @@ const VALUE: Record<ValueKind, RegExp[]> = {
   frequency: [/\b(?:every|each|daily|weekly|monthly|yearly|annually|hourly|nightly|once|twice|always|continuously|constantly)\b/i, new RegExp(`\\b(?:times?|per|a|an)\\s+(?:${TIME_UNITS})\\b`, 'i')],
   person: [],
 };
+
+/** A word that is one unit ("how many kilometres"). */
+const TIME_UNIT = new RegExp(`^(?:${TIME_UNITS})$`);
+const LENGTH_UNIT = new RegExp(`^(?:${LENGTH_UNITS})$`);
+const WEIGHT_UNIT = new RegExp(`^(?:${WEIGHT_UNITS})$`);
 
 /**
  * The kinds of value any of which would answer the question; null when it asks for none that
@@ -80,9 +87,9 @@ export function askedKinds(question: string): ValueKind[] | null {
   if (/\bwhat (?:percentage|percent|proportion|share)\b|\bwhat discount\b|\bhow much (?:of a )?discount\b/.test(q)) return ['percent', 'money'];
   if (/\bhow many\b/.test(q)) {
     const what = /\bhow many (\w+)/.exec(q)?.[1] ?? '';
-    if (new RegExp(`^(?:${TIME_UNITS})$`).test(what)) return ['duration', 'number'];
-    if (new RegExp(`^(?:${LENGTH_UNITS})$`).test(what)) return ['length'];
-    if (new RegExp(`^(?:${WEIGHT_UNITS})$`).test(what)) return ['weight'];
+    if (TIME_UNIT.test(what)) return ['duration', 'number'];
+    if (LENGTH_UNIT.test(what)) return ['length'];
+    if (WEIGHT_UNIT.test(what)) return ['weight'];
     return ['number'];
   }
   if (/\bhow much\b/.test(q)) {
@@ -111,15 +118,15 @@ export function holdsKind(text: string, kinds: ValueKind[], question = ''): bool
  */
 function holdsPerson(text: string, question: string): boolean {
   const asked = new Set(question.toLowerCase().match(/[\p{L}]+/gu) ?? []);
-  const roles = new RegExp(`\\b(?:${ROLES})\\b`, 'gi');
-  if ((text.match(roles) ?? []).some((role) => !asked.has(role.toLowerCase().split(' ')[0]!))) return true;
+  if ((text.match(ROLE) ?? []).some((role) => !asked.has(role.toLowerCase().split(' ')[0]!))) return true;
   if (/\b\d{3}[- ]\d{3,4}\b|\S@\S/.test(text)) return true;
-  const calendar = new RegExp(`^(?:${MONTHS}|${DAYS})$`, 'i');
   for (const { segment } of sentences.segment(text)) {
     const words = segment.match(/[\p{L}][\p{L}'-]*/gu) ?? [];
-    if (words.some((w, i) => i > 0 && /^\p{Lu}\p{Ll}/u.test(w) && !asked.has(w.toLowerCase()) && !calendar.test(w))) return true;
+    if (words.some((w, i) => i > 0 && /^\p{Lu}\p{Ll}/u.test(w) && !asked.has(w.toLowerCase()) && !CALENDAR_WORD.test(w))) return true;
   }
   return false;
 }
 
+const ROLE = new RegExp(`\\b(?:${ROLES})\\b`, 'gi');
+const CALENDAR_WORD = new RegExp(`^(?:${MONTHS}|${DAYS})$`, 'i');
 const sentences = new Intl.Segmenter('en', { granularity: 'sentence' });
