@@ -20,6 +20,7 @@
  * FIRST_TOKEN_DELAY_MS (50), TOKEN_DELAY_MS (5), BENCH_NODE_ARGS (extra node flags for the app,
  * e.g. --cpu-prof).
  */
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
@@ -200,10 +201,16 @@ try {
 
   // ---- 2. concurrent streams -------------------------------------------------------------
   progress(`${STREAMS} concurrent streams straight to the model server…`);
+  // CPU time of each process over a burst, per stream: what the service spends on a stream
+  // whatever else the machine runs (wall times under a shared machine's load are mostly waiting).
   const burst = async (run: (i: number) => Promise<StreamResult>) => {
+    const cpu0 = { app: cpuMs(app.child.pid!), model: cpuMs(model.child.pid!) };
     const t0 = performance.now();
     const results = await Promise.all(Array.from({ length: STREAMS }, (_, i) => run(i)));
-    return { results, wall: performance.now() - t0 };
+    const wall = performance.now() - t0;
+    await new Promise((r) => setTimeout(r, 1000)); // the answers' storing, after their last frame
+    const cpu = { app: (cpuMs(app.child.pid!) - cpu0.app) / STREAMS, model: (cpuMs(model.child.pid!) - cpu0.model) / STREAMS };
+    return { results, wall, cpu };
   };
   const directBurst = await burst((i) => direct(`Concurrent question ${i}?`));
   progress(`${STREAMS} concurrent streams through the app…`);
@@ -253,6 +260,7 @@ try {
     ]),
   );
   const appOk = appBurst.results.filter((r) => r.status === 200 && r.done && !r.error && r.text === REPLY).length;
+  log(`CPU per stream (ms, from /proc): model server ${f2(directBurst.cpu.model)} when asked directly, ${f2(appBurst.cpu.model)} through the app; the app ${f2(appBurst.cpu.app)}`);
   log(`target: ${STREAMS}/${STREAMS} streams through the app complete without error: ${appOk === STREAMS ? 'ok' : 'MISSED'}`);
   const failed = appBurst.results.find((r) => !(r.status === 200 && r.done && !r.error && r.text === REPLY));
   if (failed) log(`first failure: ${JSON.stringify(failed).slice(0, 400)}`);
@@ -262,6 +270,15 @@ try {
   await app.stop();
   await model.stop();
   await database?.drop();
+}
+
+/** User and system CPU time a process has used, in ms, from the kernel. */
+function cpuMs(pid: number): number {
+  // The fields after the command's name (which may hold spaces), from the state on: utime and stime are the 12th and 13th.
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const clockTicks = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
 }
 
 /** Resident memory of a process, in MiB, from the kernel. */

@@ -10,6 +10,7 @@ import { Migration20261126000200ScopedApiKeys } from './Migration20261126000200S
 import { Migration20261127000100ResyncSchedule } from './Migration20261127000100ResyncSchedule.ts';
 import { Migration20261127000200Reembed } from './Migration20261127000200Reembed.ts';
 import { Migration20261128000200GinPendingList } from './Migration20261128000200GinPendingList.ts';
+import { Migration20261129006600GroupedLimits } from './Migration20261129006600GroupedLimits.ts';
 
 /** Applied in order, at start-up and by `npm run migrate`. Never edit a migration that has shipped. */
 export const migrations: MigrationObject[] = [
@@ -24,4 +25,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261127000100ResyncSchedule', class: Migration20261127000100ResyncSchedule },
   { name: 'Migration20261127000200Reembed', class: Migration20261127000200Reembed },
   { name: 'Migration20261128000200GinPendingList', class: Migration20261128000200GinPendingList },
+  { name: 'Migration20261129006600GroupedLimits', class: Migration20261129006600GroupedLimits },
 ];
