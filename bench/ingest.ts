@@ -24,6 +24,7 @@
  * service's default, or BENCH_PGLITE=memory), BENCH_ROUNDS (3; the median round is shown),
  * BENCH_DOCS (100 documents of ~36 chunks), BENCH_CLIENTS (4 concurrent POSTs), BENCH_SEED,
  * BENCH_EMBEDDER=local, BENCH_TRACE=1 (database time by statement in the end-to-end phases),
+ * BENCH_BEFORE=1 (the chunks table as before migration 20261129000400, to compare against),
  * BENCH_PROFILE=<file.cpuprofile> (CPU profile of the first end-to-end phase; summarise it with
  * bench/cpuprofile-summary.ts).
  */
@@ -40,6 +41,7 @@ import { loadConfig } from '../src/config.ts';
 import { newId } from '../src/ids.ts';
 import { splitDocument, type Piece } from '../src/ingestion/chunker.ts';
 import { DATASOURCE_STATUS } from '../src/ingestion/datasource.service.ts';
+import { HNSW_BUILD } from '../src/db/vector-index.ts';
 import { tracePg, tracePglite, untraced, type Tracer } from './ingest-trace.ts';
 import { spawnServer } from './support.ts';
 
@@ -106,6 +108,22 @@ const config = loadConfig({
 });
 const app = await start(config);
 const base = `http://127.0.0.1:${app.port}`;
+/**
+ * BENCH_BEFORE=1: the chunks table as it was before migration 20261129000400 (vectors to TOAST
+ * from 2 kB rows, HNSW with pgvector's default m = 16, ef_construction = 64), to measure the
+ * change against in the same session. The table is empty here (a fresh database, or one a previous
+ * run left empty), so the index is rebuilt at once.
+ */
+const before = process.env.BENCH_BEFORE === '1';
+{
+  // Both ways, explicitly: a kept PostgreSQL database may still have the table of a BENCH_BEFORE run.
+  const exec = (text: string) => (app.db.pglite ? app.db.pglite.exec(text) : app.db.orm.em.getConnection().execute(text));
+  await exec(before ? `alter table chunks reset (toast_tuple_target)` : `alter table chunks set (toast_tuple_target = 8160)`);
+  await exec(`drop index if exists chunks_embedding_${DIMENSION}_hnsw`);
+  await exec(
+    `create index chunks_embedding_${DIMENSION}_hnsw on chunks using hnsw ((embedding::vector(${DIMENSION})) vector_cosine_ops) ${before ? '' : HNSW_BUILD} where dimension = ${DIMENSION}`,
+  );
+}
 const tracer: Tracer | null = pgTracer ?? (trace && app.db.pglite ? tracePglite(app.db.pglite) : null);
 
 // ---- the benchmark's own statements (status polling, the raw inserts): never the service's pool ----
@@ -454,6 +472,11 @@ const embedderName = local
   ? 'the shipped local model (BENCH_EMBEDDER=local)'
   : 'the OpenAI-compatible test server in a child process (BENCH_EMBEDDER=local: the shipped model)';
 console.log(`database: ${database}; embedder: ${embedderName}`);
+console.log(
+  before
+    ? 'chunks table: BEFORE migration 20261129000400 (BENCH_BEFORE=1: vectors to TOAST, HNSW m = 16, ef_construction = 64)'
+    : 'chunks table: as migrated (rows whole up to a page, HNSW m = 12, ef_construction = 40; BENCH_BEFORE=1 measures the earlier table)',
+);
 console.log(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), load average at the end ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 console.log(
   `${DOCS} text documents per round, ${m.chunks} chunks of <= ${chunking.chunkSize} characters; ${CLIENTS} concurrent POSTs, ${WORKERS} ingest workers; ` +

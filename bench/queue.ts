@@ -10,14 +10,24 @@
  * that server, dropped at the end).
  *
  * Env: BENCH_DOCS (1000), BENCH_READERS (4 clients reading the agent one request after another),
- * BENCH_IDLE_READS (500 per reader on the idle service).
+ * BENCH_IDLE_READS (500 per reader on the idle service), BENCH_READ_RATE (reads a second of all
+ * readers together, 100; each reader starts a read every READERS/RATE seconds, or at once when its
+ * last one ended late: the same read load on a fast and a slow service, so the ingestion rates of
+ * two runs compare; 0 = every reader reads again the moment its last read ends), BENCH_PROBE=1 (also print where the
+ * reads waited, measured inside the service by bench/probe.ts).
  */
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import http from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { agent, describeDatabase, f1, f2, freshDatabase, graphql, pct, spawnChild, table } from './lib.ts';
 
 const DOCS = Number(process.env.BENCH_DOCS ?? 1000);
 const READERS = Number(process.env.BENCH_READERS ?? 4);
 const IDLE_READS = Number(process.env.BENCH_IDLE_READS ?? 500);
+const READ_RATE = Number(process.env.BENCH_READ_RATE ?? 100);
+/** Milliseconds between the starts of one reader's reads (0: none). */
+const READ_EVERY = READ_RATE > 0 ? (READERS / READ_RATE) * 1000 : 0;
 const TARGET_P99_MS = 50;
 
 /**
@@ -56,6 +66,17 @@ const document = (i: number) =>
 /** While true, the readers keep reading the agent. */
 let ingesting = false;
 
+/** The service's own figures, phase by phase (bench/probe.ts), when BENCH_PROBE is set. */
+const probeFile = process.env.BENCH_PROBE ? path.join(mkdtempSync(path.join(tmpdir(), 'bench-queue-')), 'probe.jsonl') : '';
+const probePhases = () => (probeFile && existsSync(probeFile) ? readFileSync(probeFile, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []);
+/** Ends a phase of the probe's figures and waits until the service has written them. */
+async function cutProbe(): Promise<void> {
+  if (!probeFile) return;
+  const before = probePhases().length;
+  app.child.kill('SIGUSR2');
+  while (probePhases().length === before) await new Promise((r) => setTimeout(r, 50));
+}
+
 const adminUrl = process.env.DATABASE_URL || '';
 const database = adminUrl ? await freshDatabase(adminUrl, `agentbase_bench_queue_${process.pid}`) : null;
 const model = await spawnChild('bench/openai-serve.ts');
@@ -66,6 +87,7 @@ const app = await spawnChild('bench/serve-app.ts', {
   EMBEDDING_MODEL: 'text-embedding-3-small',
   EMBEDDING_DIMENSION: '256',
   RATE_LIMIT_IP_PER_MINUTE: '1000000',
+  BENCH_PROBE: probeFile,
 });
 
 try {
@@ -81,10 +103,12 @@ try {
     const r = await request('GET', agentUrl, token);
     if (r.status !== 200) throw new Error(`GET /agents/{id}: ${r.status} ${JSON.stringify(r.body)}`);
     into.push(r.ms);
+    if (READ_EVERY > r.ms) await new Promise((resolve) => setTimeout(resolve, READ_EVERY - r.ms));
   };
 
   progress(`agent reads on the idle service: ${READERS} readers x ${IDLE_READS}…`);
   for (let i = 0; i < 50; i++) await readAgent([]);
+  await cutProbe(); // what came before (sign-up, warm-up) is no phase
   const idle: number[] = [];
   await Promise.all(Array.from({ length: READERS }, async () => {
     for (let i = 0; i < IDLE_READS; i++) await readAgent(idle);
@@ -97,6 +121,7 @@ try {
     return { busy: r.unsynched.nodes.length + r.pending.nodes.length + r.running.nodes.length, failed: [...r.error.nodes, ...r.usage_limit_reached.nodes] as { id: string; errorMessage: string | null }[] };
   };
 
+  await cutProbe(); // idle
   progress(`queueing ${DOCS} documents at once, reading the agent meanwhile…`);
   const busy: number[] = [];
   ingesting = true;
@@ -118,9 +143,10 @@ try {
   const doneMs = performance.now() - t0;
   ingesting = false;
   await readers;
+  await cutProbe(); // ingesting
 
   log(`bench:queue — ${describeDatabase()}; ${DOCS} text documents of ~6 paragraphs POSTed at once, embeddings from the OpenAI-compatible test server in its own process;`);
-  log(`${READERS} clients reading GET /api/agents/{id} one request after another, on the idle service first, then during the ingestion`);
+  log(`${READERS} clients reading GET /api/agents/{id} one request after another (${READ_RATE ? `${READ_RATE} reads/s together at most` : 'each as soon as its last one ended'}), on the idle service first, then during the ingestion`);
   log('');
   log(
     table([
@@ -131,6 +157,7 @@ try {
     ]),
   );
   log(`all ${DOCS} POSTs answered in ${f1(queuedMs / 1000)} s; ${DOCS - state.failed.length} synched, ${state.failed.length} not (first: ${state.failed[0]?.errorMessage ?? '-'}), after ${f1(doneMs / 1000)} s (${f1(DOCS / (doneMs / 1000))} documents/s)`);
+  if (probeFile) printProbe(probePhases().slice(1));
   const p99 = pct(busy, 99);
   log(`target: every document synched: ${state.failed.length === 0 ? 'ok' : 'MISSED'}; agent read p99 during ingestion ${f1(p99)} ms <= ${TARGET_P99_MS} ms: ${p99 <= TARGET_P99_MS ? 'ok' : 'MISSED'}`);
 } finally {
@@ -140,4 +167,27 @@ try {
   await app.stop();
   await model.stop();
   await database?.drop();
+}
+
+/** The service's own figures for the idle and the ingesting phase, side by side. */
+function printProbe([idle, busy]: any[]) {
+  if (!idle || !busy) return;
+  log('');
+  log('inside the service (bench/probe.ts), idle | while ingesting:');
+  log(
+    table([
+      ['', 'idle', 'while ingesting'],
+      ['GET /api/agents/{id}: reads, server time p50 / p99 ms', ...[idle, busy].map((p) => `${p.agentReads.count}, ${f1(p.agentReads.p50)} / ${f1(p.agentReads.p99)}`)],
+      ['  reads that ran a statement, statements, ms in them', ...[idle, busy].map((p) => `${p.agentReads.withStatements}, ${p.agentReads.statements}, ${f1(p.agentReads.dbMs)}`)],
+      ['event-loop delay p50 / p99 / max ms', ...[idle, busy].map((p) => `${f1(p.loopDelay.p50)} / ${f1(p.loopDelay.p99)} / ${f1(p.loopDelay.max)}`)],
+      ['stalls >= 20 ms: count, total ms, of it in PGlite ms, longest', ...[idle, busy].map((p) => `${p.stalls.count}, ${f1(p.stalls.ms)}, ${f1(p.stalls.inDb)}, ${f1(p.stalls.max)}`)],
+      ['PGlite statements: count, total ms, p99 / max ms', ...[idle, busy].map((p) => `${p.statements.count}, ${f1(p.statements.ms)}, ${f1(p.statements.p99)} / ${f1(p.statements.max)}`)],
+      ['PGlite transactions: count, held total ms, p99 / max ms', ...[idle, busy].map((p) => `${p.transactions.count}, ${f1(p.transactions.ms)}, ${f1(p.transactions.p99)} / ${f1(p.transactions.max)}`)],
+    ]),
+  );
+  if (busy.statements.count) {
+    log('');
+    log('PGlite statements while ingesting, by total time held on the event loop:');
+    log(table([['statement (start)', 'count', 'total ms', 'max ms'], ...busy.statements.top.map((s: any) => [s.sql, String(s.count), f1(s.ms), f1(s.max)])]));
+  }
 }

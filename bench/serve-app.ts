@@ -5,6 +5,9 @@ import path from 'node:path';
 import { start } from '../src/boot.ts';
 import { loadConfig } from '../src/config.ts';
 
+// Where requests wait (bench/probe.ts), when a benchmark asks for it.
+if (process.env.BENCH_PROBE) await import('./probe.ts');
+
 const running = await start(
   loadConfig({
     ...process.env,

@@ -10,7 +10,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Running } from '../src/boot.ts';
-import { NOTHING_FOUND_ANSWER } from '../src/answers/extractive.ts';
+import { SOURCES_FOR_ANSWER } from '../src/answers/answer.service.ts';
+import { extractiveAnswer, NOTHING_FOUND_ANSWER } from '../src/answers/extractive.ts';
 import { Datastore } from '../src/datastores/datastore.entity.ts';
 import type { SearchMode } from '../src/retrieval/retrieval.service.ts';
 
@@ -27,6 +28,8 @@ export interface EvalQuestion {
   question: string;
   /** Verbatim (case- and space-insensitive) in the document; null when unanswerable. */
   answer: string | null;
+  /** Written before the answerer's "nothing found" rules were tuned on the others: reported apart too. */
+  heldOut?: boolean;
 }
 
 export interface EvalSet {
@@ -40,13 +43,15 @@ export function loadEvalSet(dir = HERE): EvalSet {
     .filter((f) => f.endsWith('.md'))
     .sort()
     .map((f) => ({ name: f.replace(/\.md$/, ''), text: readFileSync(path.join(corpus, f), 'utf8') }));
-  const questions = readFileSync(path.join(dir, 'questions.tsv'), 'utf8')
-    .split('\n')
-    .filter((line) => line.trim() && !line.startsWith('#'))
-    .map((line) => {
-      const [document, question, answer] = line.split('\t');
-      return { document: document && document !== '-' ? document : null, question: question!.trim(), answer: answer?.trim() || null };
-    });
+  // Questions after a "# held out" line are the held-out part.
+  let heldOut = false;
+  const questions: EvalQuestion[] = [];
+  for (const line of readFileSync(path.join(dir, 'questions.tsv'), 'utf8').split('\n')) {
+    if (line.startsWith('# held out')) heldOut = true;
+    if (!line.trim() || line.startsWith('#')) continue;
+    const [document, question, answer] = line.split('\t');
+    questions.push({ document: document && document !== '-' ? document : null, question: question!.trim(), answer: answer?.trim() || null, heldOut });
+  }
   return { documents, questions };
 }
 
@@ -160,6 +165,10 @@ export interface Figures {
   /** `reranked`: the service's search with the configured reranker (only when one is). */
   retrieval: Partial<Record<'reranked', RetrievalFigures>> & Record<SearchMode, RetrievalFigures>;
   answers: AnswerFigures | null;
+  /** Every question's answer, for figures on a part of the set (answerFigures). */
+  answered: Answered[];
+  /** The same answerer without the answer-kind rule, in process (measure's `compare`). */
+  answeredWithoutKinds: Answered[] | null;
   /** For candidate "nothing found" thresholds on the hybrid top score: the share of each kind of question below it. */
   thresholds: { threshold: number; unanswerableBelow: number; answerableBelow: number }[];
   seconds: { retrieval: number; answers: number };
@@ -171,7 +180,38 @@ export interface Figures {
 const MODES: SearchMode[] = ['hybrid', 'vector', 'text'];
 const THRESHOLDS = [0.3, 0.325, 0.35, 0.375, 0.4, 0.425, 0.45, 0.475, 0.5];
 
-export async function measure(running: Running, store: EvalStore, questions: EvalQuestion[], opts: { answers?: boolean } = {}): Promise<Figures> {
+export interface Answered {
+  question: EvalQuestion;
+  nothing: boolean;
+  /** Where the expected answer starts in the answer; -1 when it is not in it (or unanswerable). */
+  at: number;
+  chars: number;
+  answer: string;
+}
+
+/** The answer figures of some answered questions (a part of the set, or the answerer without a rule). */
+export function answerFigures(answered: Answered[]): AnswerFigures {
+  const answerable = answered.filter((a) => a.question.answer);
+  const unanswerable = answered.filter((a) => !a.question.answer);
+  const share = (n: number, of: number) => (of ? n / of : 0);
+  return {
+    hit: share(answerable.filter((a) => a.at >= 0).length, answerable.length),
+    hitIn300: share(answerable.filter((a) => a.at >= 0 && a.at + a.question.answer!.length <= 300).length, answerable.length),
+    medianChars: median(answerable.map((a) => a.chars)),
+    unanswerableNothing: unanswerable.length ? unanswerable.filter((a) => a.nothing).length / unanswerable.length : 1,
+    answerableNothing: share(answerable.filter((a) => a.nothing).length, answerable.length),
+  };
+}
+
+function answered(question: EvalQuestion, answer: string): Answered {
+  return { question, answer, nothing: answer.startsWith(NOTHING_FOUND_ANSWER), at: question.answer ? normalize(answer).indexOf(normalize(question.answer)) : -1, chars: answer.length };
+}
+
+/**
+ * `compare`: also answers every question in process without the answer-kind rule (the same
+ * search and answerer, one check off), for a before/after in one run.
+ */
+export async function measure(running: Running, store: EvalStore, questions: EvalQuestion[], opts: { answers?: boolean; compare?: boolean } = {}): Promise<Figures> {
   const { services, db } = running;
   const answerable = questions.filter((q) => q.answer);
   const topScores: Record<SearchMode, { positive: boolean; score: number; question: string }[]> = { hybrid: [], vector: [], text: [] };
@@ -215,37 +255,28 @@ export async function measure(running: Running, store: EvalStore, questions: Eva
 
   let answers: AnswerFigures | null = null;
   const misses: Figures['misses'] = [];
+  const results: Answered[] = [];
+  let withoutKinds: Answered[] | null = null;
   started = performance.now();
   if (opts.answers !== false) {
     const api = `http://127.0.0.1:${running.port}${running.config.restBasePath}`;
-    let hit = 0;
-    let hitIn300 = 0;
-    let unanswerableNothing = 0;
-    let answerableNothing = 0;
-    const lengths: number[] = [];
     for (const q of questions) {
       const { answer } = (await call(`${api}/agents/${store.agentId}/query`, { query: q.question }, store.apiKey)) as { answer: string };
-      const nothing = answer.startsWith(NOTHING_FOUND_ANSWER);
+      const a = answered(q, answer);
+      results.push(a);
       if (!q.answer) {
-        if (nothing) unanswerableNothing++;
-        else misses.push({ question: q.question, answer: '(unanswerable)', got: answer.slice(0, 300) });
-        continue;
-      }
-      lengths.push(answer.length);
-      if (nothing) answerableNothing++;
-      const at = normalize(answer).indexOf(normalize(q.answer));
-      if (at >= 0) hit++;
-      if (at >= 0 && at + q.answer.length <= 300) hitIn300++;
-      else misses.push({ question: q.question, answer: q.answer, got: answer.slice(0, 300) });
+        if (!a.nothing) misses.push({ question: q.question, answer: '(unanswerable)', got: answer.slice(0, 300) });
+      } else if (!(a.at >= 0 && a.at + q.answer.length <= 300)) misses.push({ question: q.question, answer: q.answer, got: answer.slice(0, 300) });
     }
-    const unanswerable = questions.length - answerable.length;
-    answers = {
-      hit: hit / answerable.length,
-      hitIn300: hitIn300 / answerable.length,
-      medianChars: median(lengths),
-      unanswerableNothing: unanswerable ? unanswerableNothing / unanswerable : 1,
-      answerableNothing: answerableNothing / answerable.length,
-    };
+    answers = answerFigures(results);
+    if (opts.compare) {
+      const datastore = await db.orm.em.fork().findOneOrFail(Datastore, store.datastoreId);
+      withoutKinds = [];
+      for (const q of questions) {
+        const fragments = await services.retrieval.search(db.orm.em.fork(), [datastore], { query: q.question, topK: SOURCES_FOR_ANSWER });
+        withoutKinds.push(answered(q, await extractiveAnswer(q.question, fragments, true, services.embedder, undefined, { byKind: false })));
+      }
+    }
   }
   return {
     questions: questions.length,
@@ -253,6 +284,8 @@ export async function measure(running: Running, store: EvalStore, questions: Eva
     chunks: store.chunks,
     retrieval,
     answers,
+    answered: results,
+    answeredWithoutKinds: withoutKinds,
     thresholds: THRESHOLDS.map((threshold) => {
       const below = (positive: boolean) => {
         const of = topScores.hybrid.filter((p) => p.positive === positive);

@@ -7,6 +7,7 @@
  *   npm run eval -- --questions 40            a spread sample (what test/evaluation.test.ts runs)
  *   npm run eval -- --no-answers              retrieval only (the answerer embeds sentences: slower)
  *   npm run eval -- --misses                  list the questions the answer missed, and the unanswerable ones' top scores
+ *   npm run eval -- --compare                 the answers without the answer-kind rule too (in process), for a before/after
  *   npm run eval -- --rerank-stand-in         rerank with test/support's local stand-in (shows the plumbing, not a model's
  *                                             quality); RERANK_URL (+ RERANK_MODEL, RERANK_API_KEY) uses a real endpoint
  */
@@ -18,7 +19,7 @@ import { start } from '../src/boot.ts';
 import { loadConfig } from '../src/config.ts';
 import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } from '../src/ingestion/chunker.ts';
 import { startRerankTestServer } from '../test/support/rerank-server.ts';
-import { buildStore, checkEvalSet, loadEvalSet, measure, sample, type Figures } from './evaluate.ts';
+import { answerFigures, buildStore, checkEvalSet, loadEvalSet, measure, sample, type AnswerFigures, type Answered, type Figures } from './evaluate.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -28,6 +29,7 @@ const { values: args } = parseArgs({
     'no-answers': { type: 'boolean' },
     misses: { type: 'boolean' },
     'rerank-stand-in': { type: 'boolean' },
+    compare: { type: 'boolean' },
   },
 });
 
@@ -53,15 +55,30 @@ try {
     const store = await buildStore(running, set, { chunkSize, chunkOverlap: overlap });
     log(`\nchunk size ${chunkSize}, overlap ${overlap}: ${store.chunks} chunks, ingested in ${((performance.now() - t) / 1000).toFixed(1)} s`);
     {
-      const f: Figures = await measure(running, store, questions, { answers: !args['no-answers'] });
+      const f: Figures = await measure(running, store, questions, { answers: !args['no-answers'], compare: args.compare });
       log('  retrieval      top-1    top-5    ROC AUC (top score, answerable vs not)');
       for (const [mode, r] of Object.entries(f.retrieval)) log(`  ${mode.padEnd(12)} ${pct(r.top1).padStart(7)}  ${pct(r.top5).padStart(7)}  ${r.auc.toFixed(3)}`);
       log('  "nothing found" below   unanswerable   answerable (share of each whose top score is below)');
       for (const t of f.thresholds) log(`  ${t.threshold.toFixed(3).padStart(20)}   ${pct(t.unanswerableBelow).padStart(12)}   ${pct(t.answerableBelow).padStart(10)}`);
       if (f.answers) {
-        const a = f.answers;
-        log(`  answers: hit ${pct(a.hit)}, hit in first 300 chars ${pct(a.hitIn300)}, median ${a.medianChars} chars`);
-        log(`           unanswerable -> "nothing found" ${pct(a.unanswerableNothing)}, answerable -> "nothing found" ${pct(a.answerableNothing)}`);
+        const count = (answered: Answered[], answerable: boolean) => {
+          const of = answered.filter((a) => (a.question.answer != null) === answerable);
+          return `${of.filter((a) => a.nothing).length} of ${of.length}`;
+        };
+        const show = (label: string, answered: Answered[]) => {
+          const a: AnswerFigures = answerFigures(answered);
+          log(`  answers, ${label}: hit ${pct(a.hit)}, hit in first 300 chars ${pct(a.hitIn300)}, median ${a.medianChars} chars`);
+          log(`    unanswerable -> "nothing found" ${pct(a.unanswerableNothing)} (${count(answered, false)}), answerable -> "nothing found" ${pct(a.answerableNothing)} (${count(answered, true)})`);
+        };
+        const parts = (label: string, answered: Answered[]) => {
+          show(label, answered);
+          if (answered.some((a) => a.question.heldOut)) {
+            show(`${label}, tuned-on part`, answered.filter((a) => !a.question.heldOut));
+            show(`${label}, held-out part`, answered.filter((a) => a.question.heldOut));
+          }
+        };
+        parts('all', f.answered);
+        if (f.answeredWithoutKinds) parts('without the answer-kind rule', f.answeredWithoutKinds);
       }
       log(`  time: retrieval ${f.seconds.retrieval.toFixed(1)} s (3 modes), answers ${f.seconds.answers.toFixed(1)} s`);
       if (args.misses) for (const t of f.topScores.filter((t) => !t.positive).sort((a, b) => b.score - a.score)) log(`  unanswerable, top score ${t.score.toFixed(3)}: ${t.question}`);

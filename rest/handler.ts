@@ -12,6 +12,7 @@ import { normalizeError } from '../src/graphql/errors.ts';
 import type { Drain } from '../src/http/drain.ts';
 import { drain, fileBodyLimit, readJsonBody, readMultipart } from '../src/http/body.ts';
 import { writable } from '../src/http/backpressure.ts';
+import type { ResourcePath } from '../src/http/cors.ts';
 import { retryAfterOf } from '../src/http/rate-headers.ts';
 import { assertStorableText } from '../src/graphql/text-guard.ts';
 import { nameRoute } from '../src/metrics/http.ts';
@@ -203,12 +204,29 @@ function compile(schema: GraphQLSchema, route: RestRoute): CompiledRoute {
   const streamDocument = route.body === 'json' && route.stream ? parse(route.stream.document) : null;
   const errors = [...(document ? validate(schema, document) : []), ...(streamDocument ? validate(schema, streamDocument) : [])];
   if (errors.length) throw new Error(`REST route ${route.method} ${route.path}: ${errors.map((e) => e.message).join('; ')}`);
+  return { route, ...pathPattern(route.path), document, streamDocument };
+}
+
+/** A row's path as a pattern: each `:name` segment a group, in `names`' order; a trailing slash allowed. */
+function pathPattern(path: string): { pattern: RegExp; names: string[] } {
   const names: string[] = [];
-  const source = route.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:([A-Za-z]+)/g, (_, name: string) => {
+  const source = path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:([A-Za-z]+)/g, (_, name: string) => {
     names.push(name);
     return '([^/]+)';
   });
-  return { route, pattern: new RegExp(`^${source}/?$`), names, document, streamDocument };
+  return { pattern: new RegExp(`^${source}/?$`), names };
+}
+
+/** The paths (under the base path) whose `:id` a page's preflight is checked against: the rows marked `origins`. */
+export function originGuardedPaths(routes: RestRoute[]): ResourcePath[] {
+  const paths = new Map<string, ResourcePath>();
+  for (const route of routes) {
+    if (!route.origins || route.root || paths.has(route.path)) continue;
+    const { pattern, names } = pathPattern(route.path);
+    if (names.length !== 1 || names[0] !== 'id') throw new Error(`REST route ${route.method} ${route.path}: \`origins\` needs the path's one parameter to be :id`);
+    paths.set(route.path, { pattern, kind: route.origins });
+  }
+  return [...paths.values()];
 }
 
 function decodeParam(raw: string, name: string): string {

@@ -67,6 +67,11 @@ interface RouteBase {
   access: Access;
   /** Served at the root rather than under the REST base path: the upload links this service hands out. */
   root?: true;
+  /**
+   * The `:id` names an agent or datastore a page on another site may call: a browser's preflight
+   * of this path is answered against that resource's allowedOrigins (src/http/cors.ts).
+   */
+  origins?: 'agent' | 'datastore';
   /** The JSON body carries a base64 file: its limit is the upload cap once encoded, not the JSON limit. */
   carriesFile?: boolean;
   /** Shapes this row's error bodies (default: the table's `{ error }`). */
@@ -172,6 +177,7 @@ export const routes: RestRoute[] = [
     },
     method: 'POST',
     path: '/datastores/:id/query',
+    origins: 'datastore',
     endpoint: '4. Datastore query',
     access: 'public',
     body: 'json',
@@ -192,6 +198,7 @@ export const routes: RestRoute[] = [
     },
     method: 'POST',
     path: '/agents/:id/query',
+    origins: 'agent',
     endpoint: '7. Agent query',
     access: 'public',
     body: 'json',
@@ -224,6 +231,7 @@ export const routes: RestRoute[] = [
     },
     method: 'POST',
     path: '/agents/:id/universal',
+    origins: 'agent',
     endpoint: '8. Agent universal processor',
     access: 'public',
     body: 'json',
@@ -304,6 +312,7 @@ export const routes: RestRoute[] = [
     },
     method: 'POST',
     path: '/external/datastores/file-upload/generate-link/:id',
+    origins: 'datastore',
     endpoint: '1. Generate upload link',
     access: 'public',
     body: 'json',
@@ -337,6 +346,7 @@ export const routes: RestRoute[] = [
       },
       method: 'POST',
       path,
+      origins: 'datastore',
       endpoint: '3. Update document',
       access: 'public',
       body: 'json',
@@ -419,6 +429,7 @@ export const routes: RestRoute[] = [
     },
     method: 'GET',
     path: '/agents/:id',
+    origins: 'agent',
     endpoint: '10. Get agent',
     access: 'public',
     body: 'json',

@@ -7,7 +7,7 @@ import { expressMiddleware } from '@as-integrations/express5';
 import express, { type Request, type Response } from 'express';
 import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import { createHandler as createSseHandler } from 'graphql-sse/lib/use/express';
-import { createRestHandler } from '../rest/handler.ts';
+import { createRestHandler, originGuardedPaths } from '../rest/handler.ts';
 import { buildOpenApi } from '../rest/openapi.ts';
 import { createDocsHandler } from '../rest/openapi-routes.ts';
 import { routes } from '../rest/routes.ts';
@@ -73,7 +73,7 @@ export async function createApp(opts: {
     onInternalError,
     drain,
   });
-  const cors = createCors({ config, orm: db.orm, services, onInternalError });
+  const cors = createCors({ config, orm: db.orm, services, onInternalError, resourcePaths: originGuardedPaths(routes) });
   const docs = createDocsHandler({ basePath: config.restBasePath, document: buildOpenApi({ schema, routes, basePath: config.restBasePath }) });
   // /v1, /mcp and /dify: the ecosystem's protocols (src/protocols/), framework-free like REST.
   // The browser pages (src/http/console.ts): the console, and the other pages its build makes.

@@ -69,6 +69,7 @@ export async function start(config: Config, opts: { logger?: Logger } = {}): Pro
     ];
     const queue = await startQueue(config.database, db.pglite, queues, logger, {
       superviseSeconds: config.jobs.superviseSeconds,
+      stallSeconds: config.jobs.stallSeconds,
     });
     cleanups.push(() => queue.stop());
     instrumentQueue(queue, metrics);

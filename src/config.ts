@@ -74,9 +74,10 @@ export interface Config {
    * Background jobs (pg-boss). A running job's worker refreshes its heartbeat every
    * heartbeatSeconds / 2; a job whose heartbeat is older than heartbeatSeconds (its worker died)
    * is failed and retried by the next supervision pass, every superviseSeconds, after
-   * retryDelaySeconds (doubling with each attempt).
+   * retryDelaySeconds (doubling with each attempt). A job that reports no progress for
+   * stallSeconds (JOB_STALL_SECONDS; its worker alive but stuck) is aborted and failed likewise; 0 = never.
    */
-  readonly jobs: { readonly heartbeatSeconds: number; readonly superviseSeconds: number; readonly retryDelaySeconds: number; readonly retryLimit?: number };
+  readonly jobs: { readonly heartbeatSeconds: number; readonly superviseSeconds: number; readonly retryDelaySeconds: number; readonly retryLimit?: number; readonly stallSeconds?: number };
   /** MODEL_TIMEOUT_MS: how long a chat model may take to its first token, and between two tokens. */
   readonly modelTimeoutMs: number;
   /** STALLED_SWEEP_SECONDS: how often datasources whose job is gone or exhausted are failed with a reason; 0 = never. */
@@ -238,6 +239,8 @@ export function loadConfig(env: Env = process.env): Config {
       superviseSeconds: int('QUEUE_SUPERVISE_SECONDS', 60, 1, 3600),
       retryDelaySeconds: int('JOB_RETRY_DELAY_SECONDS', 5, 1, 3600),
       retryLimit: int('JOB_RETRY_LIMIT', 3, 0, 100),
+      // A live worker whose job awaits something that never settles keeps beating: its progress is watched instead (src/queue/watchdog.ts).
+      stallSeconds: int('JOB_STALL_SECONDS', 300, 0, 86_400),
     },
     corsOrigins: Object.freeze(corsOrigins),
     metrics: {

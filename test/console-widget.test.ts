@@ -121,8 +121,15 @@ describe('/widget.js over HTTP', () => {
     const script = await res.text();
     expect(script).not.toContain('%%AGENTBASE_REST_BASE%%');
     expect(script).toContain('/api');
-    const again = await fetch(`${app.url}/widget.js`, { headers: { 'if-none-match': res.headers.get('etag')! } });
+    // A browser revalidating its stale copy (max-age=0, as on a reload). Node's fetch alone would
+    // add `cache-control: no-cache` to a conditional request, which asks for the whole script.
+    const again = await fetch(`${app.url}/widget.js`, { headers: { 'if-none-match': res.headers.get('etag')!, 'cache-control': 'max-age=0' } });
     expect(again.status).toBe(304);
+    expect(await again.text()).toBe('');
+    const forced = await fetch(`${app.url}/widget.js`, { headers: { 'if-none-match': res.headers.get('etag')!, 'cache-control': 'no-cache' } });
+    expect(forced.status).toBe(200);
+    const changed = await fetch(`${app.url}/widget.js`, { headers: { 'if-none-match': '"another-version"', 'cache-control': 'max-age=0' } });
+    expect(changed.status).toBe(200);
   });
 
   it(`weighs at most 30 KB gzipped`, () => {

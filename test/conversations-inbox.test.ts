@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { gql, newOrganization } from './support/client.ts';
+import { rawQuery } from '../src/db/raw.ts';
 
 let app: TestApp;
 let org: Awaited<ReturnType<typeof newOrganization>>;
@@ -123,5 +124,27 @@ describe('conversations', () => {
     }
     const badDate = await list({ filter: { from: 'yesterday' } });
     expect(badDate.status).toBe(400);
+  });
+
+  it('reads a page from the organization\'s index, newest first, without sorting every conversation', async () => {
+    // The inbox's statement shape (organization, cursor bound, newest first, a page), planned as a
+    // large table would be: a backward scan of (organization_id, created_at, id), no Sort.
+    const em = app.db.orm.em.fork();
+    await rawQuery(em, 'begin');
+    try {
+      await rawQuery(em, 'set local enable_seqscan = off');
+      await rawQuery(em, 'set local enable_bitmapscan = off');
+      const plan = await rawQuery<Record<string, string>>(
+        em,
+        `explain select * from conversations where organization_id = $1 and (created_at < $2 or (created_at = $2 and id < $3))
+         order by created_at desc, id desc limit 21`,
+        [org.organizationId, new Date().toISOString(), made[0]!.id],
+      );
+      const text = plan.map((row) => Object.values(row)[0]).join('\n');
+      expect(text).toContain('conversations_organization_id_created_at_id_index');
+      expect(text).not.toMatch(/\bSort\b/);
+    } finally {
+      await rawQuery(em, 'rollback');
+    }
   });
 });

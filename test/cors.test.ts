@@ -9,6 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { routes } from '../rest/routes.ts';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { gql, http as call, newOrganization } from './support/client.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
@@ -112,6 +113,21 @@ describe('preflight', () => {
     expect((await preflight(`${app.api}/datastores/${shopStore}/query`, STRANGER)).headers.get('access-control-allow-origin')).toBeNull();
     expect((await preflight(`${app.api}/datastores/update/${shopStore}`, STRANGER)).headers.get('access-control-allow-origin')).toBeNull();
     expect((await preflight(`${app.api}/datastores/${shopStore}/query`, SHOP)).headers.get('access-control-allow-origin')).toBe('*');
+  });
+
+  it('every public REST path that names an agent or datastore answers a preflight by its list', async () => {
+    const guarded = routes.filter((r) => r.origins);
+    // A public row whose :id is an agent or a datastore must say so, or browsers would skip its list.
+    // (file-upload/process/:id names the datasource its link created: the link was the guarded step.)
+    const naming = routes.filter((r) => r.access === 'public' && !r.root && /\/(agents|datastores)\b.*:id\b/.test(r.path) && !r.path.includes('/process/'));
+    expect(naming.filter((r) => !r.origins).map((r) => `${r.method} ${r.path}`)).toEqual([]);
+    expect(guarded.length).toBeGreaterThanOrEqual(7);
+    for (const row of guarded) {
+      const url = `${app.api}${row.path.replace(':id', row.origins === 'agent' ? shopAgent : shopStore)}`;
+      const refused = await preflight(url, STRANGER, { method: row.method });
+      expect([row.path, refused.status, refused.headers.get('access-control-allow-origin')]).toEqual([row.path, 403, null]);
+      expect([row.path, (await preflight(url, SHOP, { method: row.method })).status]).toEqual([row.path, 204]);
+    }
   });
 
   it('a preflight announcing Authorization passes: the key, read on the request, may be the owner\'s', async () => {

@@ -1,5 +1,5 @@
 /**
- * The evaluation of eval/ on a spread sample of 40 questions (8 unanswerable), through the real
+ * The evaluation of eval/ on a spread sample of 40 questions (10 unanswerable), through the real
  * service without a chat model: keeps retrieval and the extractive answers from getting worse
  * than they were when the evaluation landed (docs/evaluation.md has the full figures).
  */
@@ -29,7 +29,7 @@ describe('the evaluation set', () => {
     expect(unanswerable).toBeGreaterThan(0.15);
     expect(checkEvalSet(set)).toEqual([]);
     expect(figures.questions).toBe(40);
-    expect(figures.questions - figures.answerable).toBeGreaterThanOrEqual(6);
+    expect(figures.questions - figures.answerable).toBeGreaterThanOrEqual(8);
   });
 
   it('rocAuc counts the pairs a score orders right, ties as half', () => {
@@ -39,27 +39,31 @@ describe('the evaluation set', () => {
   });
 });
 
-// Floors: the figures measured when this landed, less one question of slack (32 answerable, 8 not):
-// hybrid top-1 29/32, top-5 32/32, AUC 0.94; answers 22/32 with the answer in the first 300
-// characters, median 262 characters, 5/8 unanswerable and 2/32 answerable answered "nothing found".
+// Floors: the figures measured when this last changed, less one question of slack (30 answerable,
+// 10 not): hybrid top-1 27/30, top-5 30/30, AUC 0.85; answers 23/30 with the answer in the first
+// 300 characters, median 254 characters, 8/10 unanswerable and 1/30 answerable answered "nothing
+// found". The set grew by its held-out part (eval/README.md), so the sample is not the one of the
+// first floors (AUC 0.94, 5/8 and 2/32 "nothing found" then): the held-out questions are harder
+// for the score threshold (docs/evaluation.md), and the answer-kind rule raised the unanswerable
+// ones caught.
 describe('on a 40-question sample, no worse than when this landed', () => {
   it('hybrid retrieval finds the answer, and does better than either half alone', () => {
     const { hybrid, vector, text } = figures.retrieval;
-    expect(hybrid.top5).toBeGreaterThanOrEqual(31 / 32);
-    expect(hybrid.top1).toBeGreaterThanOrEqual(28 / 32);
+    expect(hybrid.top5).toBeGreaterThanOrEqual(29 / 30);
+    expect(hybrid.top1).toBeGreaterThanOrEqual(26 / 30);
     expect(hybrid.top1).toBeGreaterThanOrEqual(text.top1);
     expect(hybrid.top1).toBeGreaterThanOrEqual(vector.top1);
   });
 
   it('the top score separates what the knowledge base can answer from what it cannot', () => {
-    expect(figures.retrieval.hybrid.auc).toBeGreaterThanOrEqual(0.9);
+    expect(figures.retrieval.hybrid.auc).toBeGreaterThanOrEqual(0.83);
   });
 
   it('the extractive answer starts with the answer, stays short, and says "nothing found" when it should', () => {
     const a = figures.answers!;
-    expect(a.hitIn300).toBeGreaterThanOrEqual(21 / 32);
+    expect(a.hitIn300).toBeGreaterThanOrEqual(22 / 30);
     expect(a.medianChars).toBeLessThanOrEqual(350);
-    expect(a.unanswerableNothing).toBeGreaterThanOrEqual(4 / 8);
-    expect(a.answerableNothing).toBeLessThanOrEqual(3 / 32);
+    expect(a.unanswerableNothing).toBeGreaterThanOrEqual(7 / 10);
+    expect(a.answerableNothing).toBeLessThanOrEqual(2 / 30);
   });
 });

@@ -233,3 +233,61 @@ export function usePages<T>(page: (after: string | null) => Promise<Connection<T
   useEffect(() => void load(null), deps);
   return { rows, next, problem, more: () => load(next), reload: () => load(null) };
 }
+
+export type Pages<T> = ReturnType<typeof usePages<T>>;
+
+export interface Column<T> {
+  header: string;
+  cell: (row: T) => ComponentChildren;
+}
+
+/**
+ * A paged list as every list page shows it: its load problem, a busy line, an empty line, a table
+ * with one row per node, and a button for the next page.
+ */
+export function PagedTable<T extends { id: string }>(props: { pages: Pages<T>; noun: string; empty: string; caption?: string; columns: Column<T>[] }) {
+  const { rows, next, problem, more } = props.pages;
+  return (
+    <>
+      {problem && (
+        <p role="alert" class="error">
+          {problem.message}
+        </p>
+      )}
+      {rows === null ? (
+        !problem && <p aria-busy="true">Loading {props.noun}…</p>
+      ) : rows.length === 0 ? (
+        <p class="muted">{props.empty}</p>
+      ) : (
+        <div class="scroll">
+          <table>
+            {props.caption && <caption class="muted">{props.caption}</caption>}
+            <thead>
+              <tr>
+                {props.columns.map((c) => (
+                  <th key={c.header} scope="col">
+                    {c.header}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((row) => (
+                <tr key={row.id}>
+                  {props.columns.map((c) => (
+                    <td key={c.header}>{c.cell(row)}</td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {next && (
+        <button type="button" class="secondary" onClick={() => void more()}>
+          More {props.noun}
+        </button>
+      )}
+    </>
+  );
+}

@@ -23,7 +23,7 @@ import { extractiveAnswer, pieces } from './extractive.ts';
 import { buildTurns } from './prompt.ts';
 
 const HISTORY_MESSAGES = 20;
-const SOURCES_FOR_ANSWER = 5;
+export const SOURCES_FOR_ANSWER = 5;
 
 /**
  * What an entry point other than the agent query may add (the OpenAI-compatible endpoint, MCP):

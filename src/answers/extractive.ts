@@ -10,6 +10,7 @@
  */
 import type { Embedder } from '../providers/embeddings.ts';
 import type { Fragment } from '../retrieval/retrieval.service.ts';
+import { askedKinds, holdsKind } from './answer-type.ts';
 
 export const NO_DATASTORE_ANSWER = 'This agent has no knowledge to answer from: no datastore is linked to it yet.';
 export const NOTHING_FOUND_ANSWER = 'I found nothing about this in the knowledge base.';
@@ -30,7 +31,7 @@ const MAX_ANSWER_CHARS = 450;
 
 const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
 
-interface Sentence {
+export interface Sentence {
   text: string;
   /** The innermost heading above the sentence in its fragment (chunks start with theirs). */
   heading: string | null;
@@ -67,28 +68,15 @@ export function contentWords(text: string): string[] {
   return (text.toLowerCase().match(/[\p{L}\p{N}]+(?:[.,'][\p{L}\p{N}]+)*/gu) ?? []).filter((w) => !STOP_WORDS.has(w)).map((w) => (w.length > 3 ? w.replace(/s$/, '') : w));
 }
 
-export async function extractiveAnswer(question: string, fragments: Fragment[], hasKnowledge: boolean, embedder: Embedder, signal?: AbortSignal): Promise<string> {
+/**
+ * `byKind: false` leaves out the check that the quote holds the kind of value asked (the
+ * evaluation measures the answerer with and without it).
+ */
+export async function extractiveAnswer(question: string, fragments: Fragment[], hasKnowledge: boolean, embedder: Embedder, signal?: AbortSignal, opts: { byKind?: boolean } = {}): Promise<string> {
   if (!hasKnowledge) return NO_DATASTORE_ANSWER;
-  const relevant = fragments.filter((f) => f.score >= RELEVANT_SCORE);
-  if (!relevant.length) return NOTHING_FOUND_ANSWER;
-
-  const sentences: Sentence[] = [];
-  for (const [fragment, f] of relevant.entries()) {
-    for (const [index, { text, heading }] of sentencesOf(f.text).entries()) sentences.push({ text, heading, fragment, index });
-  }
-  const candidates = sentences.slice(0, MAX_SENTENCES);
-  if (!candidates.length) return NOTHING_FOUND_ANSWER;
-
-  // A sentence is read with its heading: "Keep warm" tells what "30 minutes" is about.
-  const inContext = (s: Sentence) => (s.heading ? `${s.heading}: ${s.text}` : s.text);
-  const [q, ...vectors] = await embedder.embedDocuments([question, ...candidates.map(inContext)], signal);
-  const asked = new Set(contentWords(question));
-  const scores = candidates.map((s, i) => {
-    const words = new Set(contentWords(inContext(s)));
-    const shared = [...asked].filter((w) => words.has(w)).length / Math.max(asked.size, 1);
-    return dot(q!, vectors[i]!) + shared + 0.1 * relevant[s.fragment]!.score;
-  });
-  const order = candidates.map((_, i) => i).sort((a, b) => scores[b]! - scores[a]!);
+  const ranked = await rankSentences(question, fragments, embedder, signal);
+  if (!ranked) return NOTHING_FOUND_ANSWER;
+  const { sentences, candidates, scores, order, relevant } = ranked;
 
   const best = candidates[order[0]!]!;
   let first = best.text;
@@ -100,8 +88,50 @@ export async function extractiveAnswer(question: string, fragments: Fragment[], 
   if (runnerUp != null && scores[runnerUp]! >= scores[order[0]!]! - SECOND_QUOTE_MARGIN && first.length + candidates[runnerUp]!.text.length < MAX_ANSWER_CHARS) {
     quotes.push({ text: candidates[runnerUp]!.text, heading: candidates[runnerUp]!.heading, fragment: relevant[candidates[runnerUp]!.fragment]! });
   }
+  // "What colour is the kettle?" retrieves the kettle's manual; a quote naming no colour does not answer it.
+  const kinds = opts.byKind === false ? null : askedKinds(question);
+  if (kinds && !holdsKind(quotes.map((quote) => quote.text).join(' '), kinds, question)) return NOTHING_FOUND_ANSWER;
   const lines = quotes.map((quote) => `"${quote.text}" (${cite(quote.fragment, quote.heading)})`);
   return `${lines.join('\n\n')}\n\n${QUOTE_NOTE}`;
+}
+
+export interface RankedSentences {
+  /** The fragments relevant enough to quote (score >= RELEVANT_SCORE), in retrieval order. */
+  relevant: Fragment[];
+  /** Every sentence of those fragments; `candidates` are the first MAX_SENTENCES of them. */
+  sentences: Sentence[];
+  candidates: Sentence[];
+  scores: number[];
+  /** Indexes into `candidates`, best first. */
+  order: number[];
+}
+
+/** The relevant fragments' sentences scored against the question; null when there is nothing to quote. */
+export async function rankSentences(question: string, fragments: Fragment[], embedder: Embedder, signal?: AbortSignal): Promise<RankedSentences | null> {
+  const relevant = fragments.filter((f) => f.score >= RELEVANT_SCORE);
+  if (!relevant.length) return null;
+
+  const sentences: Sentence[] = [];
+  for (const [fragment, f] of relevant.entries()) {
+    for (const [index, { text, heading }] of sentencesOf(f.text).entries()) sentences.push({ text, heading, fragment, index });
+  }
+  const candidates = sentences.slice(0, MAX_SENTENCES);
+  if (!candidates.length) return null;
+
+  const [q, ...vectors] = await embedder.embedDocuments([question, ...candidates.map(inContext)], signal);
+  const asked = new Set(contentWords(question));
+  const scores = candidates.map((s, i) => {
+    const words = new Set(contentWords(inContext(s)));
+    const shared = [...asked].filter((w) => words.has(w)).length / Math.max(asked.size, 1);
+    return dot(q!, vectors[i]!) + shared + 0.1 * relevant[s.fragment]!.score;
+  });
+  const order = candidates.map((_, i) => i).sort((a, b) => scores[b]! - scores[a]!);
+  return { relevant, sentences, candidates, scores, order };
+}
+
+/** A sentence is read with its heading: "Keep warm" tells what "30 minutes" is about. */
+export function inContext(s: { text: string; heading: string | null }): string {
+  return s.heading ? `${s.heading}: ${s.text}` : s.text;
 }
 
 function cite(f: Fragment, heading: string | null): string {

@@ -75,7 +75,6 @@ export class AuthService {
     if (!kind || token.length > 200) return null;
     const tokenHash = hashToken(token);
     const cached = this.tokens.get(tokenHash);
-    // The entry's life ends with the key's, this only guards the millisecond between.
     // An entry lives no longer than its key or session (ttlMs below), so a cached one is still valid.
     if (cached !== undefined) return cached;
     const { auth, ttlMs } = await this.lookupToken(em, kind, tokenHash);

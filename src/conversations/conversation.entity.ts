@@ -12,6 +12,7 @@ import { Organization } from '../organizations/organization.entity.ts';
 @ObjectType()
 @Entity({ tableName: 'conversations' })
 @Index({ properties: ['agent', 'visitorId'] })
+@Index({ properties: ['organization', 'createdAt', 'id'] })
 export class Conversation {
   @Field(() => ID)
   @PrimaryKey({ type: 'uuid' })

@@ -14,6 +14,7 @@ import type { Logger } from '../logger.ts';
 import type { EmbedderRegistry } from '../providers/embedder-registry.ts';
 import { EmbeddingError, type Embedder } from '../providers/embeddings.ts';
 import type { Queue } from '../queue/queue.ts';
+import { JobStalled, type Progress } from '../queue/watchdog.ts';
 import { DATASTORE_CHANGED } from './datastore.service.ts';
 import { DATASTORE_EMBEDDING, EMBEDDING_EVENT_SQL, REEMBED_QUEUE, type ReembedJobData } from './model-change.ts';
 
@@ -46,38 +47,54 @@ export async function startReembedWorkers(deps: ReembedDeps): Promise<string> {
 /** The rows of this change: the datastore while its pending model is still the job's. `$1` id, `$2` model, `$3` dimension. */
 const STILL_PENDING = 'd.id = $1 and d.pending_embedding_model = $2 and d.pending_embedding_dimension = $3';
 
-export async function reembed(deps: ReembedDeps, job: Job<ReembedJobData> & { retryLimit?: number }): Promise<void> {
-  const { orm, embedders, logger } = deps;
-  const { datastoreId, model, dimension } = job.data;
-  const em = orm.em.fork();
+export async function reembed(deps: ReembedDeps, job: Job<ReembedJobData> & { retryLimit?: number; progress: Progress }): Promise<void> {
+  const { orm, logger } = deps;
+  const { datastoreId, model } = job.data;
   const lastAttempt = job.retryCount >= (job.retryLimit ?? 3);
+  const { progress } = job;
   try {
-    const embedder = embedders.get(model, dimension);
-    if (!embedder) throw new EmbeddingError(`This service cannot embed with ${model}: no embeddings endpoint is configured (OPENAI_BASE_URL).`);
-    // The new dimension's HNSW index exists before any chunk moves into it (a new index on an empty predicate is quick).
-    await ensureVectorIndex(orm, dimension);
-    for (;;) {
-      job.signal?.throwIfAborted();
-      const batch = await rawQuery<{ id: string; text: string }>(
-        em,
-        `select c.id, c.text from chunks c where c.datastore_id = $1 and c.embedding_next is null
-            and exists (select 1 from datastores d where ${STILL_PENDING}) order by c.id limit ${BATCH}`,
-        [datastoreId, model, dimension],
-      );
-      if (!batch.length) {
-        const outcome = await trySwitch(em, job.data);
-        if (outcome === 'more') continue; // chunks were added since the last batch
-        if (outcome === 'switched') logger.info('embedding model changed', { datastoreId, model, dimension });
-        return;
-      }
-      if (!(await writeBatch(em, job.data, batch, embedder, job.signal))) return; // replaced or cancelled
-    }
+    // Guarded: a stalled job is released here even if the stuck work never heeds its abort.
+    await progress.guard(reembedAll(deps, job.data, progress));
   } catch (err) {
-    if (job.signal?.aborted) throw err; // stopping: the job is handed back and resumes
+    // Stopping (not stalled): the job is handed back and resumes.
+    if (progress.signal.aborted && !(err instanceof JobStalled)) throw err;
     const permanent = err instanceof EmbeddingError;
     logger.warn('re-embedding failed', { datastoreId, model, attempt: job.retryCount, permanent, error: err });
     if (!permanent && !lastAttempt) throw err;
-    await fail(em, job.data, readable(err));
+    await fail(orm.em.fork(), job.data, readable(err));
+  }
+}
+
+/** Every chunk given its vector by the new model, batch by batch (each a progress step), then the switch. */
+async function reembedAll(deps: ReembedDeps, data: ReembedJobData, progress: Progress): Promise<void> {
+  const { orm, embedders, logger } = deps;
+  const { datastoreId, model, dimension } = data;
+  const em = orm.em.fork();
+  const embedder = embedders.get(model, dimension);
+  if (!embedder) throw new EmbeddingError(`This service cannot embed with ${model}: no embeddings endpoint is configured (OPENAI_BASE_URL).`);
+  // The new dimension's HNSW index exists before any chunk moves into it (a new index on an empty predicate is quick).
+  progress.step(`preparing the index of ${dimension}-dimension vectors`);
+  await ensureVectorIndex(orm, dimension);
+  let embedded = 0;
+  for (;;) {
+    progress.signal.throwIfAborted();
+    progress.step(`reading the next chunks to embed with ${model} (${embedded} done)`);
+    const batch = await rawQuery<{ id: string; text: string }>(
+      em,
+      `select c.id, c.text from chunks c where c.datastore_id = $1 and c.embedding_next is null
+          and exists (select 1 from datastores d where ${STILL_PENDING}) order by c.id limit ${BATCH}`,
+      [datastoreId, model, dimension],
+    );
+    if (!batch.length) {
+      progress.step(`switching the datastore to ${model}`);
+      const outcome = await trySwitch(em, data);
+      if (outcome === 'more') continue; // chunks were added since the last batch
+      if (outcome === 'switched') logger.info('embedding model changed', { datastoreId, model, dimension });
+      return;
+    }
+    progress.step(`embedding chunks ${embedded + 1}-${embedded + batch.length} with ${model}`);
+    if (!(await writeBatch(em, data, batch, embedder, progress.signal))) return; // replaced or cancelled
+    embedded += batch.length;
   }
 }
 
@@ -150,5 +167,5 @@ async function fail(em: Em, data: ReembedJobData, message: string): Promise<void
 
 function readable(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
-  return (err instanceof EmbeddingError ? message : `Re-embedding failed: ${message}`).slice(0, 1000);
+  return (err instanceof EmbeddingError || err instanceof JobStalled ? message : `Re-embedding failed: ${message}`).slice(0, 1000);
 }

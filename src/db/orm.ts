@@ -12,6 +12,8 @@ import { migrations } from '../../migrations/index.ts';
 import type { DatabaseConfig } from '../config.ts';
 import { vectorSessionSql } from './vector-index.ts';
 import { pgliteStartParams } from './pglite-settings.ts';
+import { yieldBeforeStatements } from './pglite-turns.ts';
+import { initdbApart } from './pglite-initdb.ts';
 
 import type { Orm } from './types.ts';
 
@@ -55,12 +57,14 @@ export async function openDatabase(
   let pglite: PGlite | null = null;
   if (config.kind === 'pglite') {
     if (config.dataDir) mkdirSync(config.dataDir, { recursive: true });
+    if (config.dataDir) await initdbApart(config.dataDir);
     pglite = await PGlite.create({
       dataDir: config.dataDir ?? undefined,
       extensions: { vector },
       startParams: pgliteStartParams(config.sharedBuffersMb),
     });
     const instance = pglite;
+    yieldBeforeStatements(instance);
     // One session for everything: the vector search settings are set once.
     await instance.query(vectorSessionSql());
     orm = await MikroORM.init({ ...common, driver: PgliteDriver, dbName: 'postgres', driverOptions: { pglite: instance } } as never);

@@ -32,6 +32,15 @@ export function vectorSessionSql(): string {
   return `select ${Object.entries(VECTOR_SEARCH_SETTINGS).map(([k, v]) => `set_config('${k}', '${v}', false)`).join(', ')}`;
 }
 
+/**
+ * How each dimension's HNSW index is built (pgvector's defaults: m = 16, ef_construction = 64).
+ * Inserting a chunk into the index is most of its insert's cost, in PGlite's WebAssembly above
+ * all, and scales with both; recall@10 at 50,000 chunks stays >= 0.95 with HNSW_EF_SEARCH
+ * (bench:query, docs/benchmarks.md). Migration20261129000400ChunkInsertCost rebuilt the indexes
+ * that existed then with these values.
+ */
+export const HNSW_BUILD = 'with (m = 12, ef_construction = 40)';
+
 /** pgvector's HNSW index takes vectors of at most 2,000 dimensions. */
 const HNSW_MAX_DIMENSIONS = 2000;
 
@@ -44,6 +53,6 @@ export async function ensureVectorIndex(orm: Orm, dimension: number): Promise<vo
   await orm.em
     .getConnection()
     .execute(
-      `create index if not exists chunks_embedding_${dimension}_hnsw on chunks using hnsw ((embedding::vector(${dimension})) vector_cosine_ops) where dimension = ${dimension}`,
+      `create index if not exists chunks_embedding_${dimension}_hnsw on chunks using hnsw ((embedding::vector(${dimension})) vector_cosine_ops) ${HNSW_BUILD} where dimension = ${dimension}`,
     );
 }

@@ -10,6 +10,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import fresh from 'fresh';
 import Negotiator from 'negotiator';
 import { errorBody } from '../errors.ts';
 import { chatPageCsp, isChatPagePath } from './chat-page.ts';
@@ -180,8 +181,7 @@ function serveWidget(req: IncomingMessage, res: ServerResponse, widget: Widget |
     'cache-control': 'public, max-age=300',
     etag: widget.etag,
   };
-  const known = (req.headers['if-none-match'] ?? '').split(',').map((tag) => tag.trim().replace(/^W\//, ''));
-  if (known.includes(widget.etag)) return void res.writeHead(304, headers).end();
+  if (fresh(req.headers, headers)) return void res.writeHead(304, headers).end();
   res.writeHead(200, { ...headers, 'content-length': widget.body.length });
   res.end(req.method === 'HEAD' ? undefined : widget.body);
 }

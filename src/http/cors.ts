@@ -33,16 +33,11 @@ export const MAX_AGE_SECONDS = 600;
 
 type Resource = { kind: 'agent' | 'datastore'; id: string };
 
-/**
- * The REST paths (under the base path) that name one agent or datastore a page may call
- * anonymously (rest/routes.ts, interface.md endpoints 1, 3, 4, 7, 8, 10).
- */
-const RESOURCE_PATHS: [RegExp, Resource['kind']][] = [
-  [/^\/agents\/([^/]+)(?:\/(?:query|universal))?\/?$/, 'agent'],
-  [/^\/datastores\/([^/]+)\/query\/?$/, 'datastore'],
-  [/^\/(?:external\/)?datastores\/update\/([^/]+)\/?$/, 'datastore'],
-  [/^\/external\/datastores\/file-upload\/generate-link\/([^/]+)\/?$/, 'datastore'],
-];
+/** A REST path (under the base path) whose one group is the id of an agent or datastore a page may call anonymously. */
+export interface ResourcePath {
+  pattern: RegExp;
+  kind: Resource['kind'];
+}
 
 export interface CorsOptions {
   config: Pick<Config, 'corsOrigins' | 'restBasePath'>;
@@ -50,6 +45,8 @@ export interface CorsOptions {
   /** The cached reads of agents and datastores: a preflight costs no database read once they hold it. */
   services: Pick<Services, 'agents' | 'datastores'>;
   onInternalError: (error: unknown, req: IncomingMessage) => void;
+  /** From the REST rows marked `origins` (rest/handler.ts originGuardedPaths). */
+  resourcePaths: ResourcePath[];
 }
 
 /**
@@ -119,7 +116,7 @@ export function createCors(opts: CorsOptions): (req: IncomingMessage, res: Serve
     const pathname = pathnameOf(url);
     if (prefix && !pathname.startsWith(`${prefix}/`)) return null;
     const path = pathname.slice(prefix.length);
-    for (const [pattern, kind] of RESOURCE_PATHS) {
+    for (const { pattern, kind } of opts.resourcePaths) {
       const m = pattern.exec(path);
       if (!m) continue;
       try {

@@ -401,6 +401,15 @@ export class DatasourceService {
     return this.settle(em, ds, run, DatasourceStatus.error, message);
   }
 
+  /**
+   * The run stalled and its job will be tried again: still `running`, with the reason until the
+   * next attempt starts, and no longer the run's (a new updated_at), so the stuck run's outcome,
+   * should it ever come, is refused. False as for markFailed.
+   */
+  markAbandoned(em: Em, ds: Datasource, run: Run, reason: string): Promise<boolean> {
+    return this.settle(em, ds, run, DatasourceStatus.running, reason);
+  }
+
   /** No job is left that would process it (stalled.ts): `error` with the reason. False when it moved on meanwhile. */
   markStalled(em: Em, ds: Datasource, message: string): Promise<boolean> {
     return this.settle(em, ds, null, DatasourceStatus.error, message);

@@ -13,6 +13,7 @@ import type { EmbedderRegistry } from '../providers/embedder-registry.ts';
 import { FetchError, safeFetch } from '../providers/safe-fetch.ts';
 import type { ObjectStorage } from '../providers/storage.ts';
 import type { Queue } from '../queue/queue.ts';
+import { JobStalled, type Progress } from '../queue/watchdog.ts';
 import { storeChunks } from './chunk.store.ts';
 import { estimateTokens, splitDocument } from './chunker.ts';
 import { Datasource, DatasourceStatus, DatasourceType } from './datasource.entity.ts';
@@ -62,7 +63,7 @@ export async function startIngestWorkers(deps: IngestDeps, opts: { concurrency?:
   );
 }
 
-export async function ingest(deps: IngestDeps, job: Job<IngestJobData> & { retryLimit?: number }): Promise<void> {
+export async function ingest(deps: IngestDeps, job: Job<IngestJobData> & { retryLimit?: number; progress: Progress }): Promise<void> {
   const { orm, datasources, logger } = deps;
   const em = orm.em.fork();
   // The datasource with its datastore (chunking, embedding model) in one query.
@@ -70,38 +71,46 @@ export async function ingest(deps: IngestDeps, job: Job<IngestJobData> & { retry
   if (!ds) return; // deleted meanwhile: nothing to do
   const datastore = ds.datastore;
   const lastAttempt = job.retryCount >= (job.retryLimit ?? INGEST_QUEUE_OPTIONS.retryLimit);
+  const { progress } = job;
 
   // `running`, written and announced in one statement.
   const run = await datasources.markRunning(em, ds);
   if (!run) return;
 
   try {
-    if (ds.type === DatasourceType.web_site) await crawlSite(deps, ds, run, job.signal);
-    else await processDocument(deps, ds, run, datastore, job.signal);
+    // Guarded: a stalled job is released here even if the stuck work never heeds its abort.
+    await progress.guard(ds.type === DatasourceType.web_site ? crawlSite(deps, ds, run, progress) : processDocument(deps, ds, run, datastore, progress));
   } catch (err) {
     const permanent = isPermanent(err);
     logger.warn('ingestion failed', { datasourceId: ds.id, attempt: job.retryCount, permanent, error: err });
-    if (!permanent && !lastAttempt) throw err; // pg-boss retries with backoff
+    if (!permanent && !lastAttempt) {
+      // The stuck run may still finish some day: its outcome must not land over the next attempt's, and a person sees why it is retried.
+      if (err instanceof JobStalled) await datasources.markAbandoned(em.fork(), ds, run, err.message);
+      throw err; // pg-boss retries with backoff
+    }
     await datasources.markFailed(em.fork(), ds, run, readable(err));
   }
 }
 
-async function processDocument(deps: IngestDeps, ds: Datasource, run: Run, datastore: Datastore, signal: AbortSignal): Promise<void> {
+async function processDocument(deps: IngestDeps, ds: Datasource, run: Run, datastore: Datastore, progress: Progress): Promise<void> {
   const { orm, datasources } = deps;
+  const { signal } = progress;
   const embedder = deps.embedders ? deps.embedders.get(datastore.embeddingModel, datastore.embeddingDimension) : deps.embedder;
   const current = chunkedWith(datastore);
-  const loaded = await loadContent(deps, ds, signal, conditionalHeaders(ds, current));
+  const loaded = await loadContent(deps, ds, progress, conditionalHeaders(ds, current));
   // Unchanged content (a 304, or the same extracted text) keeps its chunks: nothing embedded.
   if ('notModified' in loaded || keepsChunks(ds, contentHash(loaded.hashInput), current)) {
     await datasources.markUnchanged(orm.em.fork(), ds, run, loaded.validators);
     return;
   }
   const { doc, hashInput, url } = loaded;
+  progress.step('splitting the text into chunks');
   const pieces = await splitDocument(doc, { chunkSize: datastore.chunkSize, chunkOverlap: datastore.chunkOverlap });
   if (!pieces.length) throw new PermanentError('The document has no text to index.');
   const tokens = pieces.reduce((n, p) => n + estimateTokens(p.text), 0);
 
   const em = orm.em.fork();
+  progress.step("checking the organization's token limit");
   const { fits, used: others, limit } = await tokensFit(em, ds.organization.id, ds.id, tokens);
   if (!fits) {
     await datasources.markOverLimit(em, ds, run, `Storing ${tokens} more tokens would pass the organization's limit of ${limit} (${others} stored).`);
@@ -116,12 +125,13 @@ async function processDocument(deps: IngestDeps, ds: Datasource, run: Run, datas
       `This datastore was created for ${datastore.embeddingModel} (${datastore.embeddingDimension} dimensions); the configured embedding model gives ${embedder.dimension}.`,
     );
   }
-  const vectors = await embedder.embedDocuments(pieces.map((p) => p.text), signal);
+  const vectors = await embedInBatches(embedder, pieces.map((p) => p.text), deps.config.embedding.batchSize, progress);
   const base = { datasource_name: doc.title && ds.type === DatasourceType.web_page ? doc.title : ds.name, source: url ?? ds.fileName ?? ds.name, custom_id: ds.customId ?? null };
   // A web page named after its URL (the default) takes its title.
   const name = ds.type === DatasourceType.web_page && doc.title && (!ds.name || ds.name === ds.config.source_url) ? doc.title.slice(0, 500) : null;
 
   // Chunks replaced, the row synched and announced, the fetch's validators kept: atomically (deleted or taken over meanwhile: nothing written).
+  progress.step(`storing ${pieces.length} chunks`);
   const stored = await em.transactional(async (tx) => {
     const written = await storeChunks(
       tx,
@@ -140,6 +150,30 @@ async function processDocument(deps: IngestDeps, ds: Datasource, run: Run, datas
   if (!stored) await assertSameModel(em, datastore);
 }
 
+/**
+ * The texts' vectors, in order, each batch a progress step. The batches go out at once, as the
+ * endpoint's client would send them; the stage names the first batch still awaited.
+ */
+async function embedInBatches(embedder: Embedder, texts: string[], batchSize: number, progress: Progress): Promise<number[][]> {
+  const size = Math.max(1, batchSize);
+  const starts = Array.from({ length: Math.ceil(texts.length / size) }, (_, i) => i * size);
+  const done = new Set<number>();
+  const awaited = () => {
+    const start = starts.find((s) => !done.has(s))!;
+    progress.step(`embedding chunks ${start + 1}-${Math.min(start + size, texts.length)} of ${texts.length}`);
+  };
+  awaited();
+  const batches = await Promise.all(
+    starts.map(async (start) => {
+      const vectors = await embedder.embedDocuments(texts.slice(start, start + size), progress.signal);
+      done.add(start);
+      if (done.size < starts.length) awaited();
+      return vectors;
+    }),
+  );
+  return batches.flat();
+}
+
 /** Vectors by a model the datastore switched away from meanwhile were not stored: another attempt embeds with the new one. */
 async function assertSameModel(em: Em, datastore: Datastore): Promise<void> {
   const now = await em.fork().findOne(Datastore, datastore.id);
@@ -151,7 +185,8 @@ async function assertSameModel(em: Em, datastore: Datastore): Promise<void> {
 type Loaded = { doc: LoadedDocument; hashInput: Buffer | string; url?: string; validators: Validators } | { notModified: true; validators: Validators };
 const NO_VALIDATORS: Validators = { etag: null, lastModified: null };
 
-async function loadContent(deps: IngestDeps, ds: Datasource, signal: AbortSignal, conditional: Record<string, string>): Promise<Loaded> {
+async function loadContent(deps: IngestDeps, ds: Datasource, progress: Progress, conditional: Record<string, string>): Promise<Loaded> {
+  const { signal } = progress;
   switch (ds.type) {
     case DatasourceType.text: {
       const text = ds.content ?? '';
@@ -159,7 +194,10 @@ async function loadContent(deps: IngestDeps, ds: Datasource, signal: AbortSignal
     }
     case DatasourceType.file: {
       if (!ds.storageKey || !ds.mimeType) throw new PermanentError('The datasource has no file.');
+      const file = ds.fileName ?? ds.name;
+      progress.step(`reading the file ${file}`);
       const data = await deps.storage.get(ds.storageKey);
+      progress.step(`extracting the text of ${file}`);
       return { doc: await loadDocument(data, ds.mimeType), hashInput: data, validators: NO_VALIDATORS };
     }
     case DatasourceType.web_page: {
@@ -167,10 +205,12 @@ async function loadContent(deps: IngestDeps, ds: Datasource, signal: AbortSignal
       // it (web.ts, discoverSite); a web_page of its own is one page a user asked for by its URL,
       // fetched once on their behalf, like a browser would, not a crawl that robots.txt governs.
       const url = String(ds.config.source_url);
+      progress.step(`fetching ${url}`);
       const res = await safeFetch(url, { allowPrivate: deps.config.allowPrivateUrls, signal, accept: 'text/html,application/xhtml+xml,text/plain;q=0.8,*/*;q=0.5', headers: conditional });
       // A 304 may leave a validator out: the stored one still names the content.
       const validators = { etag: res.etag ?? (res.status === 304 ? (ds.etag ?? null) : null), lastModified: res.lastModified ?? (res.status === 304 ? (ds.lastModified ?? null) : null) };
       if (res.status === 304) return { notModified: true, validators };
+      progress.step(`extracting the text of ${res.url}`);
       const type = normalizeMimeType(res.contentType ?? 'text/html');
       if (type === 'text/html' || type === 'application/xhtml+xml') {
         const page = extractMainContent(decodeHtml(res.body, res.contentType), res.url);
@@ -184,10 +224,14 @@ async function loadContent(deps: IngestDeps, ds: Datasource, signal: AbortSignal
 }
 
 /** A site: discover its pages, make each a web_page child, drop pages that disappeared. */
-async function crawlSite(deps: IngestDeps, site: Datasource, run: Run, signal: AbortSignal): Promise<void> {
+async function crawlSite(deps: IngestDeps, site: Datasource, run: Run, progress: Progress): Promise<void> {
   const { orm, config, datasources } = deps;
+  const { signal } = progress;
   const em = orm.em.fork();
-  const fetcher = (url: string) => safeFetch(url, { allowPrivate: config.allowPrivateUrls, signal });
+  const fetcher = (url: string) => {
+    progress.step(`fetching ${url}`);
+    return safeFetch(url, { allowPrivate: config.allowPrivateUrls, signal });
+  };
   const { urls, crawlDelayMs } = await discoverSite({
     sourceUrl: typeof site.config.source_url === 'string' ? site.config.source_url : undefined,
     sitemap: typeof site.config.sitemap === 'string' ? site.config.sitemap : undefined,
@@ -196,6 +240,7 @@ async function crawlSite(deps: IngestDeps, site: Datasource, run: Run, signal: A
     signal,
   });
   if (!urls.length) throw new PermanentError('No pages were found on this site.');
+  progress.step(`recording the site's ${urls.length} pages`);
   await datasources.replaceSitePages(em, site, run, urls, pageStarts(urls, crawlDelayMs));
 }
 
@@ -224,6 +269,6 @@ function isPermanent(err: unknown): boolean {
 }
 
 function readable(err: unknown): string {
-  if (err instanceof LoaderError || err instanceof FetchError || err instanceof PermanentError || err instanceof RobotsDisallowedError) return err.message;
+  if (err instanceof LoaderError || err instanceof FetchError || err instanceof PermanentError || err instanceof RobotsDisallowedError || err instanceof JobStalled) return err.message;
   return `Processing failed: ${err instanceof Error ? err.message : String(err)}`.slice(0, 1000);
 }

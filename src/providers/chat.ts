@@ -4,8 +4,9 @@
  * embedded extractive answerer instead; nothing here pretends to be a language model.
  */
 import { logEndpointFailure } from './endpoint-log.ts';
-import { AIMessage, HumanMessage, SystemMessage, type BaseMessage } from '@langchain/core/messages';
-import { ChatOpenAI } from '@langchain/openai';
+import type { BaseMessage } from '@langchain/core/messages';
+import type { ChatOpenAI } from '@langchain/openai';
+import { langchainMessages, langchainOpenAi } from './langchain.ts';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { createHttpFetch } from './http-fetch.ts';
@@ -74,7 +75,7 @@ export function createChatModel(config: Pick<Config, 'openai'> & Partial<Pick<Co
   // One ChatOpenAI (and its openai client) per distinct set of parameters, reused: building
   // them costs a fraction of a millisecond that every streamed answer would pay first.
   const clients = new Map<string, ChatOpenAI>();
-  const client = (params: ChatParams, streaming: boolean) => {
+  const client = async (params: ChatParams, streaming: boolean) => {
     const key = JSON.stringify([streaming, params.model, params.temperature, params.maxTokens, params.topP, params.presencePenalty, params.frequencyPenalty]);
     let model = clients.get(key);
     if (model) {
@@ -82,6 +83,7 @@ export function createChatModel(config: Pick<Config, 'openai'> & Partial<Pick<Co
       clients.set(key, model);
       return model;
     }
+    const { ChatOpenAI } = await langchainOpenAi();
     model = new ChatOpenAI({
       model: params.model,
       apiKey,
@@ -104,12 +106,14 @@ export function createChatModel(config: Pick<Config, 'openai'> & Partial<Pick<Co
 
   return {
     async *stream(turns, params, signal) {
+      // Before the deadline starts: the first call imports LangChain, which is no wait on the endpoint.
+      const [model, messages] = await Promise.all([client(params, true), toMessages(turns)]);
       const started = performance.now();
       const deadline = modelDeadline(timeoutMs, signal);
       try {
         let stream;
         try {
-          stream = await client(params, true).stream(toMessages(turns), { signal: deadline.signal });
+          stream = await model.stream(messages, { signal: deadline.signal });
         } catch (err) {
           throw failed(cause(err, deadline), params, started, signal);
         }
@@ -134,10 +138,11 @@ export function createChatModel(config: Pick<Config, 'openai'> & Partial<Pick<Co
       }
     },
     async complete(turns, params, signal) {
+      const [model, messages] = await Promise.all([client(params, false), toMessages(turns)]);
       const started = performance.now();
       const deadline = modelDeadline(timeoutMs, signal);
       try {
-        const message = await client(params, false).invoke(toMessages(turns), { signal: deadline.signal });
+        const message = await model.invoke(messages, { signal: deadline.signal });
         const u = message.usage_metadata;
         return {
           text: typeof message.content === 'string' ? message.content : '',
@@ -152,7 +157,8 @@ export function createChatModel(config: Pick<Config, 'openai'> & Partial<Pick<Co
   };
 }
 
-function toMessages(turns: ChatTurn[]): BaseMessage[] {
+async function toMessages(turns: ChatTurn[]): Promise<BaseMessage[]> {
+  const { AIMessage, HumanMessage, SystemMessage } = await langchainMessages();
   return turns.map((t) =>
     t.role === 'system' ? new SystemMessage({ content: t.content as string }) : t.role === 'assistant' ? new AIMessage({ content: t.content as string }) : new HumanMessage({ content: t.content }),
   );

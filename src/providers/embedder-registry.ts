@@ -1,4 +1,4 @@
-import { OpenAIEmbeddings } from '@langchain/openai';
+import { langchainOpenAi } from './langchain.ts';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { createEmbedder, createEndpointEmbedder, EmbeddingError, LOCAL_EMBEDDING_DIMENSION, type Embedder } from './embeddings.ts';
@@ -110,6 +110,7 @@ async function listModels(endpoint: NonNullable<Config['openai']>): Promise<stri
 
 /** One embedding, without asking for a size: its length is the model's dimension. */
 async function probeDimension(endpoint: NonNullable<Config['openai']>, model: string): Promise<number> {
+  const { OpenAIEmbeddings } = await langchainOpenAi();
   const client = new OpenAIEmbeddings({ apiKey: endpoint.apiKey, model, maxRetries: 0, timeout: PROBE_TIMEOUT_MS, configuration: { baseURL: endpoint.baseUrl } });
   let vector: number[];
   try {

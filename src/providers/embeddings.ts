@@ -1,7 +1,8 @@
 import { Batcher } from './batcher.ts';
 import { logEndpointFailure } from './endpoint-log.ts';
 import type { EmbeddingsModel } from '@energetic-ai/embeddings';
-import { OpenAIEmbeddings } from '@langchain/openai';
+import type { OpenAIEmbeddings } from '@langchain/openai';
+import { langchainOpenAi } from './langchain.ts';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 
@@ -179,7 +180,7 @@ class OpenAiEmbedder implements Embedder {
   readonly provider = 'openai' as const;
   readonly model: string;
   readonly dimension: number;
-  private readonly shared: OpenAIEmbeddings;
+  private shared: OpenAIEmbeddings | undefined;
 
   constructor(
     private readonly endpoint: NonNullable<Config['openai']>,
@@ -188,7 +189,6 @@ class OpenAiEmbedder implements Embedder {
   ) {
     this.model = settings.model;
     this.dimension = settings.dimension;
-    this.shared = this.client();
   }
 
   /**
@@ -196,7 +196,8 @@ class OpenAiEmbedder implements Embedder {
    * of the bytes) and decodes it itself, and keeps float arrays as they are when a server
    * ignores the request's encoding. Setting 'base64' explicitly would hand back raw strings.
    */
-  private client(signal?: AbortSignal): OpenAIEmbeddings {
+  private async client(signal?: AbortSignal): Promise<OpenAIEmbeddings> {
+    const { OpenAIEmbeddings } = await langchainOpenAi();
     return new OpenAIEmbeddings({
       apiKey: this.endpoint.apiKey,
       model: this.settings.model,
@@ -237,9 +238,9 @@ class OpenAiEmbedder implements Embedder {
   private async call<T>(signal: AbortSignal | undefined, fn: (client: OpenAIEmbeddings) => Promise<T>): Promise<T> {
     const started = performance.now();
     try {
-      if (!signal) return await fn(this.shared);
+      if (!signal) return await fn((this.shared ??= await this.client()));
       // The race is a backstop: the caller is released at once even if a client version stops honouring the signal.
-      return await abortable(fn(this.client(signal)), signal);
+      return await abortable(this.client(signal).then(fn), signal);
     } catch (err) {
       if (signal?.aborted) throw signal.reason;
       const error = endpointError(err, this.endpoint.baseUrl);

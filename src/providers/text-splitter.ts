@@ -2,7 +2,8 @@
  * Text splitting for chunking, by LangChain's recursive character splitter: paragraphs, then
  * lines, then words, so a chunk ends at the most natural boundary that keeps it under size.
  */
-import { RecursiveCharacterTextSplitter } from '@langchain/textsplitters';
+import type { RecursiveCharacterTextSplitter } from '@langchain/textsplitters';
+import { langchainSplitters } from './langchain.ts';
 
 export interface TextSplitter {
   /** Pieces of at most `chunkSize` characters, neighbours sharing up to `chunkOverlap`. */
@@ -10,6 +11,11 @@ export interface TextSplitter {
 }
 
 export function createTextSplitter(opts: { chunkSize: number; chunkOverlap: number }): TextSplitter {
-  const splitter = new RecursiveCharacterTextSplitter(opts);
-  return { split: (text) => splitter.splitText(text) };
+  let splitter: RecursiveCharacterTextSplitter | undefined;
+  return {
+    split: async (text) => {
+      splitter ??= new (await langchainSplitters()).RecursiveCharacterTextSplitter(opts);
+      return splitter.splitText(text);
+    },
+  };
 }

@@ -4,10 +4,11 @@
  * row and the job that processes it are committed together or not at all.
  */
 import type { PGlite } from '@electric-sql/pglite';
-import { fromKysely, fromPglite, PgBoss, type Job, type QueueOptions, type WorkOptions } from 'pg-boss';
+import { fromKysely, fromPglite, PgBoss, type Job, type JobResult, type QueueOptions, type WorkOptions } from 'pg-boss';
 import type { DatabaseConfig } from '../config.ts';
 import type { Em } from '../db/orm.ts';
 import type { Logger } from '../logger.ts';
+import { watchJob, type Progress } from './watchdog.ts';
 
 export interface QueueDefinition {
   name: string;
@@ -18,7 +19,11 @@ export interface Queue {
   readonly boss: PgBoss;
   /** Enqueues inside `em`'s transaction when there is one. */
   send(em: Em, name: string, data: object, options?: { singletonKey?: string; startAfter?: number }): Promise<string | null>;
-  work<T extends object>(name: string, options: WorkOptions, handler: (job: Job<T> & { retryLimit?: number }) => Promise<void>): Promise<string>;
+  /**
+   * Runs `handler` for each job, each watched for progress (watchdog.ts): its `signal` is the
+   * progress's. A job that fails (or stalls) fails alone; the rest of its batch runs on.
+   */
+  work<T extends object>(name: string, options: WorkOptions, handler: (job: Job<T> & { retryLimit?: number; progress: Progress }) => Promise<void>): Promise<string>;
   stop(): Promise<void>;
   /**
    * SIGTERM: fetches no more jobs; those running get graceMs to finish, then are failed, so another
@@ -33,7 +38,12 @@ export interface QueueSettings {
    * that ran past expireInSeconds, so they are retried; every process supervises.
    */
   superviseSeconds: number;
+  /** JOB_STALL_SECONDS: a job that reports no progress for this long is aborted and failed (retried); 0 = never. */
+  stallSeconds?: number;
 }
+
+/** How long a stalled handler may still take to record its failure before its job is failed without it. */
+const STALL_GRACE_MS = 10_000;
 
 export async function startQueue(
   database: DatabaseConfig,
@@ -68,8 +78,26 @@ export async function startQueue(
       return boss.send(name, data, { ...options, ...(trx ? { db: fromKysely(trx as never) } : {}) });
     },
     async work(name, options, handler) {
-      return boss.work(name, { ...options, includeMetadata: true } as WorkOptions & { includeMetadata: true }, async (jobs) => {
-        for (const job of jobs) await handler(job as never);
+      const stallMs = (settings.stallSeconds ?? 0) * 1000;
+      return boss.work(name, { ...options, includeMetadata: true, perJobResults: true } as WorkOptions & { includeMetadata: true; perJobResults: true }, async (jobs) => {
+        const results: JobResult[] = [];
+        for (const job of jobs) {
+          // The worker is stopping (or lost the claim): pg-boss hands this job back; it is not started.
+          if (job.signal.aborted) {
+            results.push({ id: job.id, status: 'failed', output: job.signal.reason });
+            continue;
+          }
+          const watch = watchJob(stallMs, job.signal);
+          try {
+            await watch.settle(handler({ ...job, signal: watch.signal, progress: watch } as never), STALL_GRACE_MS);
+            results.push({ id: job.id, status: 'completed' });
+          } catch (error) {
+            results.push({ id: job.id, status: 'failed', output: error });
+          } finally {
+            watch.stop();
+          }
+        }
+        return results;
       });
     },
     stop: () => boss.stop({ graceful: true, timeout: 10_000, close: true }),

@@ -116,12 +116,20 @@ export interface RowChange {
 export interface RowWatch {
   /** The tables watched and the ones left out (with why). */
   tables: string[];
-  /** Rows changed since the last call, net: a row changed and changed back within the span is no change. */
-  take(): Promise<RowChange[]>;
+  /**
+   * Where the change log stands. On PGlite every logged row is announced (pg_notify) to this
+   * process as the writing transaction commits, before the service can answer, so reading it costs
+   * no query; on PostgreSQL announcements arrive on their own connection, with no order against
+   * the HTTP answer, so it is read (one query).
+   */
+  mark(): Promise<number>;
+  /** Rows changed since `mark`, net: a row changed and changed back within the span is no change. */
+  since(mark: number): Promise<RowChange[]>;
   /**
    * After an accepted request: waits until its writes stop (an answer reserves the next
    * question's allowance in the background, after its response), so they are not taken for the
-   * next request's.
+   * next request's. The service tracks that work itself (QueryAllowance.settled), so no waiting
+   * on a clock.
    */
   settle(): Promise<void>;
   close(): Promise<void>;
@@ -129,8 +137,9 @@ export interface RowWatch {
 
 /**
  * A trigger on every table of the service logs each row it writes (a hash of the row before
- * and after, minus columns that move on every read). Cheaper than counting every table after
- * every request, and it sees updates that keep the counts, which counting would not.
+ * and after, minus columns that move on every read), and announces it. Exact where counting
+ * every table before and after a request is not: it sees updates that keep the counts. And
+ * cheaper: a request that wrote nothing, the usual refusal, costs no query at all on PGlite.
  * `ignore`: table -> columns that change on purpose whatever the request (a key's last use).
  * `skip`: tables that count refused requests on purpose (the rate counters).
  */
@@ -144,13 +153,15 @@ export async function watchRows(app: TestApp, opts: { ignore?: Record<string, st
   const tables = found.filter((t) => t.schema === 'public' && !skip.has(t.name)).map((t) => t.name);
   await query(`create table fuzz_row_changes (id bigserial primary key, tbl text not null, old_hash text, new_hash text, op text not null, row_text text)`);
   await query(`create function fuzz_row_change() returns trigger language plpgsql as $$
-declare o text; n text;
+declare o text; n text; logged bigint;
 begin
   if tg_op <> 'INSERT' then o := md5((to_jsonb(old) - tg_argv)::text); end if;
   if tg_op <> 'DELETE' then n := md5((to_jsonb(new) - tg_argv)::text); end if;
   if o is not distinct from n then return null; end if;
   insert into fuzz_row_changes (tbl, old_hash, new_hash, op, row_text)
-    values (tg_table_name, o, n, tg_op, left(coalesce(to_jsonb(new), to_jsonb(old))::text, 300));
+    values (tg_table_name, o, n, tg_op, left(coalesce(to_jsonb(new), to_jsonb(old))::text, 300))
+    returning id into logged;
+  perform pg_notify('fuzz_row_change', logged::text);
   return null;
 end $$`);
   for (const t of tables) {
@@ -158,16 +169,17 @@ end $$`);
     const args = ['-', ...(opts.ignore?.[t] ?? [])].map((c) => `'${c}'`).join(', ');
     await query(`create trigger fuzz_row_change after insert or update or delete on public."${t}" for each row execute function fuzz_row_change(${args})`);
   }
-  let last = 0;
+  const lite = app.db.pglite;
+  let announced = 0;
+  const unlisten = lite ? await lite.listen('fuzz_row_change', (id) => (announced = Math.max(announced, Number(id)))) : null;
   const watch: RowWatch = {
     tables,
-    async take() {
+    mark: async () => (lite ? announced : Number((await query<{ id: string }>(`select coalesce(max(id), 0) as id from fuzz_row_changes`))[0]!.id)),
+    async since(mark) {
       const rows = await query<{ id: string; tbl: string; old_hash: string | null; new_hash: string | null; op: string; row_text: string }>(
         `select id, tbl, old_hash, new_hash, op, row_text from fuzz_row_changes where id > $1 order by id`,
-        [last],
+        [mark],
       );
-      if (!rows.length) return [];
-      last = Number(rows.at(-1)!.id);
       // Net per table: versions that appeared minus versions that went away.
       const balance = new Map<string, number>();
       const bump = (key: string, by: number) => balance.set(key, (balance.get(key) ?? 0) + by);
@@ -178,13 +190,11 @@ end $$`);
       const changed = new Set([...balance].filter(([, n]) => n !== 0).map(([k]) => k.slice(0, k.indexOf(':'))));
       return rows.filter((r) => changed.has(r.tbl)).map((r) => ({ table: r.tbl, op: r.op, row: r.row_text }));
     },
-    async settle() {
-      for (let quiet = 0; quiet < 2; ) {
-        await new Promise((r) => setTimeout(r, 5));
-        quiet = (await watch.take()).length ? 0 : quiet + 1;
-      }
+    settle: () => app.services.limits.queries.settled(),
+    close: async () => {
+      await unlisten?.();
+      await query.close();
     },
-    close: () => query.close(),
   };
   return watch;
 }

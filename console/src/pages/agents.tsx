@@ -3,7 +3,7 @@ import { graphql } from '../gql/index.ts';
 import type { AgentListQuery } from '../gql/graphql.ts';
 import { request } from '../graphql.ts';
 import { navigate } from '../router.ts';
-import { FieldError, fieldProps, FormError, problemOf, usePages, type Problem } from '../ui.tsx';
+import { FieldError, fieldProps, FormError, PagedTable, problemOf, usePages, type Problem } from '../ui.tsx';
 import { MODEL_LABELS } from './agent.tsx';
 
 const AgentListDocument = graphql(`
@@ -36,7 +36,7 @@ type AgentRow = AgentListQuery['agents']['nodes'][number];
 
 /** `/agents`: the organization's agents, newest first, and a new one by name (edited on its own page). */
 export function AgentsPage() {
-  const { rows: agents, next, problem: loadProblem, more } = usePages<AgentRow>(async (after) => (await request(AgentListDocument, { after })).agents);
+  const pages = usePages<AgentRow>(async (after) => (await request(AgentListDocument, { after })).agents);
   const [problem, setProblem] = useState<Problem | null>(null);
   const [busy, setBusy] = useState(false);
 
@@ -72,48 +72,17 @@ export function AgentsPage() {
       </section>
       <section>
         <h2>All agents</h2>
-        {loadProblem && (
-          <p role="alert" class="error">
-            {loadProblem.message}
-          </p>
-        )}
-        {agents === null ? (
-          <p aria-busy="true">Loading agents…</p>
-        ) : agents.length === 0 ? (
-          <p class="muted">No agents yet.</p>
-        ) : (
-          <div class="scroll">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Handle</th>
-                  <th scope="col">Visibility</th>
-                  <th scope="col">Model</th>
-                </tr>
-              </thead>
-              <tbody>
-                {agents.map((a) => (
-                  <tr key={a.id}>
-                    <td>
-                      <a href={`#/agents/${a.id}`}>{a.name}</a>
-                    </td>
-                    <td>{a.handle ? `@${a.handle}` : <span class="muted">—</span>}</td>
-                    <td>
-                      <span class="badge">{a.visibility}</span>
-                    </td>
-                    <td>{MODEL_LABELS[a.modelName]}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
-        {next && (
-          <button type="button" class="secondary" onClick={() => void more()}>
-            Show more agents
-          </button>
-        )}
+        <PagedTable
+          pages={pages}
+          noun="agents"
+          empty="No agents yet."
+          columns={[
+            { header: 'Name', cell: (a) => <a href={`#/agents/${a.id}`}>{a.name}</a> },
+            { header: 'Handle', cell: (a) => (a.handle ? `@${a.handle}` : <span class="muted">—</span>) },
+            { header: 'Visibility', cell: (a) => <span class="badge">{a.visibility}</span> },
+            { header: 'Model', cell: (a) => MODEL_LABELS[a.modelName] },
+          ]}
+        />
       </section>
     </>
   );

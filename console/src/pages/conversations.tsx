@@ -5,7 +5,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { Sources } from '../chat/chat.tsx';
 import '../chat/chat.css';
-import { usePages } from '../ui.tsx';
+import { PagedTable, usePages } from '../ui.tsx';
 import { graphql } from '../gql/index.ts';
 import type { ConversationsQuery, ConversationFilter } from '../gql/graphql.ts';
 import { request } from '../graphql.ts';
@@ -65,7 +65,7 @@ export function Conversations() {
     ...(dayBound(to, true) ? { to: dayBound(to, true) } : {}),
   });
 
-  const { rows, next, problem, more, reload } = usePages<Row>(async (after) => (await request(ConversationsDocument, { filter: filter(), after })).conversations, [agentId, from, to]);
+  const pages = usePages<Row>(async (after) => (await request(ConversationsDocument, { filter: filter(), after })).conversations, [agentId, from, to]);
 
   return (
     <section>
@@ -73,7 +73,7 @@ export function Conversations() {
       <form
         onSubmit={(e) => {
           e.preventDefault();
-          void reload();
+          void pages.reload();
         }}
       >
         <div class="grid">
@@ -105,44 +105,19 @@ export function Conversations() {
           Filter
         </button>
       </form>
-      {problem && <p role="alert" class="error">{problem.message}</p>}
-      {rows === null && !problem && <p aria-busy="true">Loading…</p>}
-      {rows?.length === 0 && <p>No conversation matches.</p>}
-      {rows && rows.length > 0 && (
-        <div class="scroll">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Started</th>
-                <th scope="col">Agent</th>
-                <th scope="col">Visitor</th>
-                <th scope="col">Channel</th>
-                <th scope="col">Messages</th>
-                <th scope="col">Last message</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((c) => (
-                <tr key={c.id}>
-                  <td>
-                    <a href={`#/conversations/${c.id}`}>{when(c.createdAt)}</a>
-                  </td>
-                  <td>{c.agentId ? (names.get(c.agentId) ?? c.agentId) : c.formId ? 'a form' : ''}</td>
-                  <td>{c.visitorId}</td>
-                  <td>{c.channel}</td>
-                  <td>{c.messageCount}</td>
-                  <td>{when(c.updatedAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {next && (
-        <button type="button" class="outline" onClick={() => void more()}>
-          More conversations
-        </button>
-      )}
+      <PagedTable
+        pages={pages}
+        noun="conversations"
+        empty="No conversation matches."
+        columns={[
+          { header: 'Started', cell: (c) => <a href={`#/conversations/${c.id}`}>{when(c.createdAt)}</a> },
+          { header: 'Agent', cell: (c) => (c.agentId ? (names.get(c.agentId) ?? c.agentId) : c.formId ? 'a form' : '') },
+          { header: 'Visitor', cell: (c) => c.visitorId },
+          { header: 'Channel', cell: (c) => c.channel },
+          { header: 'Messages', cell: (c) => c.messageCount },
+          { header: 'Last message', cell: (c) => when(c.updatedAt) },
+        ]}
+      />
     </section>
   );
 }

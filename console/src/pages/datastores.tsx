@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import '../data-ui/data.css';
-import { FieldError, FormError, formatDate, invalidProps, problemOf, usePages, type Problem } from '../ui.tsx';
+import { FieldError, FormError, formatDate, invalidProps, problemOf, PagedTable, usePages, type Problem } from '../ui.tsx';
 import { graphql } from '../gql/index.ts';
 import type { DatastoresQuery, Visibility } from '../gql/graphql.ts';
 import { request } from '../graphql.ts';
@@ -27,54 +27,23 @@ const CREATE_FIELDS = ['name', 'description', 'chunkSize', 'chunkOverlap', 'allo
 
 /** The organization's datastores, and a form to create one. */
 export function Datastores() {
-  const { rows, next, problem: loadProblem, more } = usePages<Row>(async (after) => (await request(DatastoresDocument, { after })).datastores);
+  const pages = usePages<Row>(async (after) => (await request(DatastoresDocument, { after })).datastores);
 
   return (
     <section>
       <h1>Datastores</h1>
-      {loadProblem && (
-        <p role="alert" class="error">
-          {loadProblem.message}
-        </p>
-      )}
-      {rows === null ? (
-        <p aria-busy="true">Loading datastores…</p>
-      ) : rows.length === 0 ? (
-        <p class="muted">No datastore yet: create the first one below.</p>
-      ) : (
-        <div class="scroll">
-          <table>
-            <caption class="muted">The organization's datastores, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Description</th>
-                <th scope="col">Visibility</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((d) => (
-                <tr key={d.id}>
-                  <td>
-                    <a href={`#/datastores/${d.id}`}>{d.name}</a>
-                  </td>
-                  <td>{d.description}</td>
-                  <td>
-                    <span class="badge">{d.visibility}</span>
-                  </td>
-                  <td>{formatDate(d.createdAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {next && (
-        <button type="button" class="secondary" onClick={() => void more()}>
-          More datastores
-        </button>
-      )}
+      <PagedTable
+        pages={pages}
+        noun="datastores"
+        empty="No datastore yet: create the first one below."
+        caption="The organization's datastores, newest first"
+        columns={[
+          { header: 'Name', cell: (d) => <a href={`#/datastores/${d.id}`}>{d.name}</a> },
+          { header: 'Description', cell: (d) => d.description },
+          { header: 'Visibility', cell: (d) => <span class="badge">{d.visibility}</span> },
+          { header: 'Created', cell: (d) => formatDate(d.createdAt) },
+        ]}
+      />
       <CreateDatastore />
     </section>
   );

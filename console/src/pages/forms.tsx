@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import '../data-ui/data.css';
-import { FieldError, FormError, formatDate, invalidProps, problemOf, usePages, type InvalidProps, type Problem } from '../ui.tsx';
+import { FieldError, FormError, formatDate, invalidProps, problemOf, PagedTable, usePages, type InvalidProps, type Problem } from '../ui.tsx';
 import { graphql } from '../gql/index.ts';
 import type { FormsQuery } from '../gql/graphql.ts';
 import { request } from '../graphql.ts';
@@ -49,50 +49,22 @@ export function parseSchema(text: string): Record<string, unknown> {
 
 /** The organization's conversational forms, and a form to create one. */
 export function Forms() {
-  const { rows, next, problem: loadProblem, more } = usePages<FormsQuery['forms']['nodes'][number]>(async (after) => (await request(FormsDocument, { after })).forms);
+  const pages = usePages<FormsQuery['forms']['nodes'][number]>(async (after) => (await request(FormsDocument, { after })).forms);
 
   return (
     <section>
       <h1>Forms</h1>
-      {loadProblem && (
-        <p role="alert" class="error">
-          {loadProblem.message}
-        </p>
-      )}
-      {rows === null ? (
-        <p aria-busy="true">Loading forms…</p>
-      ) : rows.length === 0 ? (
-        <p class="muted">No form yet: create the first one below.</p>
-      ) : (
-        <div class="scroll">
-          <table>
-            <caption class="muted">The organization's forms, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Published</th>
-                <th scope="col">Updated</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((f) => (
-                <tr key={f.id}>
-                  <td>
-                    <a href={`#/forms/${f.id}`}>{f.name}</a>
-                  </td>
-                  <td>{f.published ? 'yes' : 'no'}</td>
-                  <td>{formatDate(f.updatedAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {next && (
-        <button type="button" class="secondary" onClick={() => void more()}>
-          More forms
-        </button>
-      )}
+      <PagedTable
+        pages={pages}
+        noun="forms"
+        empty="No form yet: create the first one below."
+        caption="The organization's forms, newest first"
+        columns={[
+          { header: 'Name', cell: (f) => <a href={`#/forms/${f.id}`}>{f.name}</a> },
+          { header: 'Published', cell: (f) => (f.published ? 'yes' : 'no') },
+          { header: 'Updated', cell: (f) => formatDate(f.updatedAt) },
+        ]}
+      />
       <CreateForm />
     </section>
   );
