@@ -12,6 +12,7 @@ import { Migration20261127000200Reembed } from './Migration20261127000200Reembed
 import { Migration20261128000200GinPendingList } from './Migration20261128000200GinPendingList.ts';
 import { Migration20261129000100ConversationsByOrganization } from './Migration20261129000100ConversationsByOrganization.ts';
 import { Migration20261129000400ChunkInsertCost } from './Migration20261129000400ChunkInsertCost.ts';
+import { Migration20261129006600GroupedLimits } from './Migration20261129006600GroupedLimits.ts';
 
 /** Applied in order, at start-up and by `npm run migrate`. Never edit a migration that has shipped. */
 export const migrations: MigrationObject[] = [
@@ -28,4 +29,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261128000200GinPendingList', class: Migration20261128000200GinPendingList },
   { name: 'Migration20261129000100ConversationsByOrganization', class: Migration20261129000100ConversationsByOrganization },
   { name: 'Migration20261129000400ChunkInsertCost', class: Migration20261129000400ChunkInsertCost },
+  { name: 'Migration20261129006600GroupedLimits', class: Migration20261129006600GroupedLimits },
 ];

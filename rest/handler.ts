@@ -4,7 +4,7 @@
  * translates: path and body in, GraphQL execution against the shared schema, JSON out.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { execute, parse, subscribe, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
+import { createSourceEventStream, execute, parse, validate, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { requireMember } from '../src/access.ts';
 import { AppError, errorBody, statusOf, type ErrorBody } from '../src/errors.ts';
 import type { Context } from '../src/graphql/context.ts';
@@ -17,7 +17,7 @@ import { retryAfterOf } from '../src/http/rate-headers.ts';
 import { assertStorableText } from '../src/graphql/text-guard.ts';
 import { nameRoute } from '../src/metrics/http.ts';
 import { pathFields, toRestError } from './fields.ts';
-import type { RestRequest, RestRoute } from './routes.ts';
+import type { OperationRoute, RestRequest, RestRoute } from './routes.ts';
 import { encodeFrame, errorFrame, HEARTBEAT, type SseFrame } from './sse.ts';
 import { sendJson } from '../src/http/respond.ts';
 
@@ -113,7 +113,7 @@ export function createRestHandler(opts: RestHandlerOptions): (req: IncomingMessa
       }
       request.body = await readJsonBody(req, route.carriesFile ? fileBodyLimit(opts.uploadLimitBytes, opts.bodyLimitBytes) : opts.bodyLimitBytes);
       if (route.stream && c.streamDocument && route.stream.when(request)) {
-        return await stream(c, route.stream.frames, contextValue, route.variables(request), req, res);
+        return await stream(c, route.stream, contextValue, route.variables(request), req, res);
       }
       const result = await execute({ schema: opts.schema, document: c.document!, contextValue, variableValues: route.variables(request) });
       if (result.errors?.length) return fail(result.errors[0], req, res, c.route, request);
@@ -130,15 +130,18 @@ export function createRestHandler(opts: RestHandlerOptions): (req: IncomingMessa
    */
   async function stream(
     c: CompiledRoute,
-    frames: (data: Record<string, unknown>) => SseFrame[],
+    { frames, direct }: NonNullable<OperationRoute['stream']>,
     contextValue: Context,
     variableValues: Record<string, unknown>,
     req: IncomingMessage,
     res: ServerResponse,
   ) {
-    const result = await subscribe({ schema: opts.schema, document: c.streamDocument!, contextValue, variableValues });
-    if (!isAsyncIterable(result)) return fail(result.errors?.[0] ?? new Error('The stream did not start.'), req, res, c.route);
-    const iterator = opts.drain ? opts.drain.results(result[Symbol.asyncIterator]()) : result[Symbol.asyncIterator]();
+    // What graphql's subscribe does, but an event `direct` can frame is not executed.
+    const args = { schema: opts.schema, document: c.streamDocument!, contextValue, variableValues };
+    const source = await createSourceEventStream(args);
+    if (!isAsyncIterable(source)) return fail((source as ExecutionResult).errors?.[0] ?? new Error('The stream did not start.'), req, res, c.route);
+    const results = mapEvents(source[Symbol.asyncIterator](), async (event): Promise<Framed> => direct?.(event) ?? (await execute({ ...args, rootValue: event })));
+    const iterator = opts.drain ? opts.drain.results(results) : results;
     let clientGone = false;
     res.on('close', () => {
       clientGone = true;
@@ -156,17 +159,23 @@ export function createRestHandler(opts: RestHandlerOptions): (req: IncomingMessa
     });
     res.flushHeaders();
     const heartbeat = setInterval(() => res.write(HEARTBEAT), HEARTBEAT_MS);
+    let framesWritten = 0;
     try {
       for (;;) {
         const next = await iterator.next();
         if (next.done || clientGone) break;
+        if (Array.isArray(next.value)) {
+          writeFrames(res, next.value, framesWritten++ > 0);
+          await writable(res);
+          continue;
+        }
         if (next.value.errors?.length) {
           const { error, internal } = normalizeError(next.value.errors[0]);
           if (internal) opts.onInternalError(error.originalError ?? next.value.errors[0], req);
           res.write(encodeFrame(errorFrame(error.message)));
           break;
         }
-        for (const frame of frames(next.value.data as Record<string, unknown>)) res.write(encodeFrame(frame));
+        writeFrames(res, frames(next.value.data as Record<string, unknown>), framesWritten++ > 0);
         await writable(res); // a slow reader holds the model back; our buffer stays small
       }
     } catch (err) {
@@ -177,6 +186,7 @@ export function createRestHandler(opts: RestHandlerOptions): (req: IncomingMessa
       }
     } finally {
       clearInterval(heartbeat);
+      while (res.writableCorked) res.uncork(); // what is held goes before the end
       res.end();
     }
   }
@@ -232,6 +242,49 @@ function send(res: ServerResponse, error: AppError, shape?: (body: ErrorBody) =>
   const wait = retryAfterOf(error);
   if (wait && !res.headersSent) res.setHeader('retry-after', String(wait));
   sendJson(res, statusOf(error.code), shape ? shape(body) : body);
+}
+
+/** An event's frames (`direct`) or the result of executing the document for it. */
+type Framed = SseFrame[] | ExecutionResult;
+
+/**
+ * Writes a stream's frames. The first goes out at once; later ones are held until the event
+ * loop's turn ends, so the tokens of one stream that arrive together (a model server's packet
+ * carries several when we are busy) leave in one write instead of one system call each.
+ */
+function writeFrames(res: ServerResponse, frames: SseFrame[], hold: boolean) {
+  if (hold && !res.writableCorked) {
+    res.cork();
+    setImmediate(() => res.writableCorked && res.uncork());
+  }
+  for (const frame of frames) res.write(encodeFrame(frame));
+}
+
+/** `source` with each value passed through `map`; leaving it (return) leaves the source, as graphql's subscribe does. */
+function mapEvents<T, U>(source: AsyncIterator<T>, map: (value: T) => Promise<U>): AsyncIterableIterator<U> {
+  const leave = async () => {
+    await source.return?.();
+    return { done: true as const, value: undefined as U };
+  };
+  const mapped: AsyncIterableIterator<U> = {
+    next: async () => {
+      const next = await source.next();
+      if (next.done) return { done: true, value: undefined as U };
+      try {
+        return { done: false, value: await map(next.value) };
+      } catch (err) {
+        await source.return?.().catch(() => {});
+        throw err;
+      }
+    },
+    return: leave,
+    throw: async (err?: unknown) => {
+      await source.return?.().catch(() => {});
+      throw err;
+    },
+    [Symbol.asyncIterator]: () => mapped,
+  };
+  return mapped;
 }
 
 function isAsyncIterable<T>(value: unknown): value is AsyncIterable<T> {

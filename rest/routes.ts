@@ -94,6 +94,12 @@ export interface OperationRoute extends RouteBase {
     document: string;
     /** The SSE frames of one subscription event (`data` of one result). */
     frames: (data: Record<string, unknown>) => SseFrame[];
+    /**
+     * The frames of an event whose result is known without executing the document for it (a
+     * text fragment), or null to execute it: each streamed token would otherwise pay a GraphQL
+     * execution (building its context, coercing the input again) for a result it already has.
+     */
+    direct?: (event: unknown) => SseFrame[] | null;
   };
 }
 
@@ -208,6 +214,11 @@ export const routes: RestRoute[] = [
         if (event.type === 'answer') return [{ event: 'answer', data: event.text ?? '' }];
         const { answer: _a, ...rest } = event.response ?? {};
         return [...responseFrames('endpoint_response', rest), DONE];
+      },
+      // What `frames` makes of an `answer` event's { type text } (AnswerEvent, src/answers/answer.inputs.ts).
+      direct: (event) => {
+        const e = event as { type?: unknown; text?: unknown };
+        return e.type === 'answer' && typeof e.text === 'string' ? [{ event: 'answer', data: e.text }] : null;
       },
     },
   },

@@ -240,7 +240,10 @@ export async function createApp(opts: {
     listen: (port = config.port, host = config.host) =>
       new Promise((resolve, reject) => {
         server.once('error', reject);
-        server.listen(port, host, () => {
+        // A burst of new connections (a page's visitors all at once) waits in the kernel's accept
+        // queue while the event loop is busy; past Node's default of 511 the kernel drops them and
+        // clients retry after 1, 3, 7… s. The kernel caps it at net.core.somaxconn.
+        server.listen({ port, host, backlog: 4096 }, () => {
           server.off('error', reject);
           resolve((server.address() as { port: number }).port);
         });

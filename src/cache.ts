@@ -49,3 +49,20 @@ export class TtlCache<K extends {}, V> {
     this.entries.clear();
   }
 }
+
+/**
+ * One load per key at a time: callers that miss together share it, so a burst of requests that
+ * finds an entry just expired costs one read, not one per request, each waiting for the pool.
+ */
+export class SharedLoads<K, V> {
+  private readonly loads = new Map<K, Promise<V>>();
+
+  run(key: K, load: () => Promise<V>): Promise<V> {
+    let loading = this.loads.get(key);
+    if (!loading) {
+      loading = load().finally(() => this.loads.delete(key));
+      this.loads.set(key, loading);
+    }
+    return loading;
+  }
+}

@@ -97,6 +97,20 @@ describe('agent questions over REST', () => {
     expectRefused(stream);
   }, 60_000);
 
+  it("a burst of 130 questions at once from one address: exactly the address's 120 are answered, each with its own count", async () => {
+    // Counted together (src/limits/grouped.ts), as they would have been one at a time.
+    const bare = (await gql(app.url, `mutation { createAgent(input: { name: "Bare", visibility: public }) { id } }`, {}, { token: owner.apiKey })).data.createAgent.id;
+    const results = await Promise.all(
+      Array.from({ length: 130 }, (_, i) => http('POST', `${app.api}/agents/${bare}/query`, { body: { query: 'Anyone there?', visitorId: `burst-${i}` }, headers: from('10.9.0.1') })),
+    );
+    const answered = results.filter((r) => r.status === 200);
+    expect(answered).toHaveLength(120);
+    for (const refused of results.filter((r) => r.status !== 200)) expectRefused(refused);
+    // The tighter budget shows: the address's while it has fewer than the visitor's 29 left.
+    const remaining = answered.map((r) => budget(r).remaining!).sort((a, b) => a - b);
+    expect(remaining).toEqual([...Array.from({ length: 29 }, (_, i) => i), ...Array.from({ length: 91 }, () => 29)]);
+  });
+
   it('members of the owning organization are not limited and get no budget headers', async () => {
     const res = await ask('10.1.2.1', 'member', owner.apiKey);
     expect(res.status).toBe(200);

@@ -6,7 +6,7 @@ import type { DatastoreService } from '../datastores/datastore.service.ts';
 import { AppError } from '../errors.ts';
 import { pageArgs, toPage, type Page } from '../graphql/pagination.ts';
 import { findById } from '../db/find.ts';
-import { TtlCache } from '../cache.ts';
+import { SharedLoads, TtlCache } from '../cache.ts';
 import type { EventBus } from '../events/bus.ts';
 import { Agent } from './agent.entity.ts';
 import type { Datastore } from '../datastores/datastore.entity.ts';
@@ -23,6 +23,8 @@ export class AgentService {
   private readonly cache = new TtlCache<string, Agent>(60_000);
   /** The ids of each agent's datastores, read before every answer; forgotten with the agent. */
   private readonly linked = new TtlCache<string, readonly string[]>(60_000);
+  private readonly loadingAgents = new SharedLoads<string, Agent | null>();
+  private readonly loadingLinks = new SharedLoads<string, readonly string[]>();
 
   constructor(
     private readonly datastores: DatastoreService,
@@ -56,16 +58,17 @@ export class AgentService {
 
   private async cached(em: Em, idOrHandle: string): Promise<Agent | null> {
     const key = idOrHandle.startsWith('@') ? idOrHandle.toLowerCase() : idOrHandle;
-    let agent = this.cache.get(key) ?? null;
-    if (!agent) {
-      const found = await this.find(em, idOrHandle);
-      if (found) {
-        agent = snapshot(found);
+    return (
+      this.cache.get(key) ??
+      this.loadingAgents.run(key, async () => {
+        const found = await this.find(em, idOrHandle);
+        if (!found) return null;
+        const agent = snapshot(found);
         this.cache.set(agent.id, agent);
         if (agent.handle) this.cache.set(`@${agent.handle}`, agent);
-      }
-    }
-    return agent;
+        return agent;
+      })
+    );
   }
 
   /** The caller's organization's agents, newest first. Throws UNAUTHENTICATED, BAD_USER_INPUT. */
@@ -137,11 +140,13 @@ export class AgentService {
    * bus); a datastore deleted since is left out by the snapshot read.
    */
   async linkedDatastores(em: Em, agent: Agent): Promise<Datastore[]> {
-    let ids = this.linked.get(agent.id);
-    if (!ids) {
-      ids = Object.freeze(await this.datastoreIds(em, agent));
-      this.linked.set(agent.id, ids);
-    }
+    const ids =
+      this.linked.get(agent.id) ??
+      (await this.loadingLinks.run(agent.id, async () => {
+        const read = Object.freeze(await this.datastoreIds(em, agent));
+        this.linked.set(agent.id, read);
+        return read;
+      }));
     // Linked datastores belong to the agent's organization by construction; checked again.
     return ids.length ? this.datastores.ownedForQuery(em, agent.organization.id, ids) : [];
   }

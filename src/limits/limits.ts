@@ -28,8 +28,9 @@ import type { Config } from '../config.ts';
 import type { Em } from '../db/orm.ts';
 import { AppError } from '../errors.ts';
 import { currentRateMeter } from './meter.ts';
+import { GroupedRateHits } from './grouped.ts';
 import { QueryAllowance } from './queries.ts';
-import { forget, hit, prune, type Count, type Hit } from './rates.ts';
+import { forget, prune, type Count, type Hit } from './rates.ts';
 
 const MINUTE = 60;
 const SIGN_IN_FAILURES = 10;
@@ -50,6 +51,8 @@ export interface Visitor {
 export class Limits {
   /** The monthly query allowance (one query reserved ahead per organization). */
   readonly queries = new QueryAllowance();
+  /** Requests arriving together are counted in one statement (grouped.ts). */
+  private readonly hits = new GroupedRateHits();
   private lastPrune = 0;
   private pruning: Promise<void> | null = null;
   private closed = false;
@@ -120,7 +123,7 @@ export class Limits {
 
   /** Counts the hits, and tells the request's meter what is left of each budget. */
   private async count(em: Em, hits: Hit[]): Promise<Count[]> {
-    const counts = await hit(em, hits);
+    const counts = await this.hits.hit(em, hits);
     this.pruneNowAndThen(em);
     const meter = currentRateMeter();
     for (const c of counts) meter?.record(c.key, { limit: c.limit, remaining: c.remaining, resetSeconds: c.retryAfterSeconds });

@@ -5,6 +5,7 @@
 import type { Em } from '../db/orm.ts';
 import { rawQuery } from '../db/raw.ts';
 import { AppError } from '../errors.ts';
+import { GroupedReservations } from './grouped.ts';
 
 export function currentPeriod(now = new Date()): string {
   return now.toISOString().slice(0, 7); // YYYY-MM, UTC
@@ -17,10 +18,10 @@ export function currentPeriod(now = new Date()): string {
 export async function reserveQuery(em: Em, organizationId: string, period = currentPeriod()): Promise<void> {
   // reserve_query (migration 20261124000000): the upsert, refused past the organization's limit.
   const rows = await rawQuery<{ queries: string | null }>(em, 'select reserve_query($1, $2) as queries', [organizationId, period]);
-  if (rows[0]?.queries == null) {
-    throw new AppError('PAYMENT_REQUIRED', 'The monthly query allowance of this organization is used up.', { period });
-  }
+  if (rows[0]?.queries == null) throw usedUp(period);
 }
+
+const usedUp = (period: string) => new AppError('PAYMENT_REQUIRED', 'The monthly query allowance of this organization is used up.', { period });
 
 /** Gives a reserved query back (the answer failed before it was produced). */
 export async function refundQuery(em: Em, organizationId: string, period = currentPeriod()): Promise<void> {
@@ -43,6 +44,8 @@ export class QueryAllowance {
   private readonly spares = new Map<string, { period: string; held: Promise<boolean> }>();
   private readonly pending = new Set<Promise<unknown>>();
   private closed = false;
+  /** Questions arriving together reserve in one statement (grouped.ts). */
+  private readonly grouped = new GroupedReservations();
 
   /** One query for an answer; returns the period it counts in. Throws PAYMENT_REQUIRED. */
   async reserve(em: Em, organizationId: string): Promise<string> {
@@ -55,7 +58,7 @@ export class QueryAllowance {
         this.track(refundQuery(em, organizationId, spare.period).catch(() => {}));
       }
     }
-    await reserveQuery(em, organizationId, period);
+    if (!(await this.grouped.reserve(em, organizationId, period))) throw usedUp(period);
     return period;
   }
 

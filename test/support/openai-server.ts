@@ -488,7 +488,8 @@ export async function startOpenAiTestServer(opts: OpenAiTestServerOptions = {}):
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+    // As the service's own (src/app.ts): a burst of 1,000 streams must not overflow the accept queue.
+    server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
 
