@@ -30,6 +30,8 @@ export interface EvalQuestion {
   answer: string | null;
   /** Written before the answerer's "nothing found" rules were tuned on the others: reported apart too. */
   heldOut?: boolean;
+  /** 0: the part tuned on; 1: the first held-out part; 2: the second (eval/README.md). */
+  part?: number;
 }
 
 export interface EvalSet {
@@ -43,14 +45,18 @@ export function loadEvalSet(dir = HERE): EvalSet {
     .filter((f) => f.endsWith('.md'))
     .sort()
     .map((f) => ({ name: f.replace(/\.md$/, ''), text: readFileSync(path.join(corpus, f), 'utf8') }));
-  // Questions after a "# held out" line are the held-out part.
+  // Questions after a "# held out" line are a held-out part; each such line starts the next part.
   let heldOut = false;
+  let part = 0;
   const questions: EvalQuestion[] = [];
   for (const line of readFileSync(path.join(dir, 'questions.tsv'), 'utf8').split('\n')) {
-    if (line.startsWith('# held out')) heldOut = true;
+    if (line.startsWith('# held out')) {
+      heldOut = true;
+      part++;
+    }
     if (!line.trim() || line.startsWith('#')) continue;
     const [document, question, answer] = line.split('\t');
-    questions.push({ document: document && document !== '-' ? document : null, question: question!.trim(), answer: answer?.trim() || null, heldOut });
+    questions.push({ document: document && document !== '-' ? document : null, question: question!.trim(), answer: answer?.trim() || null, heldOut, part });
   }
   return { documents, questions };
 }
@@ -175,6 +181,18 @@ export interface Figures {
   misses: { question: string; answer: string; got: string }[];
   /** The hybrid top score of every question. */
   topScores: { question: string; positive: boolean; score: number }[];
+  /** Hybrid retrieval of every question, for figures on a part of the set (retrievalOf). */
+  perQuestion: { question: EvalQuestion; score: number; top1: boolean; top5: boolean }[];
+}
+
+/** Hybrid top-1, top-5 and AUC of some questions (a part of the set). */
+export function retrievalOf(rows: Figures['perQuestion']): RetrievalFigures {
+  const answerable = rows.filter((r) => r.question.answer);
+  return {
+    top1: answerable.filter((r) => r.top1).length / (answerable.length || 1),
+    top5: answerable.filter((r) => r.top5).length / (answerable.length || 1),
+    auc: rocAuc(rows.map((r) => ({ positive: r.question.answer != null, score: r.score }))),
+  };
 }
 
 const MODES: SearchMode[] = ['hybrid', 'vector', 'text'];
@@ -215,6 +233,7 @@ export async function measure(running: Running, store: EvalStore, questions: Eva
   const { services, db } = running;
   const answerable = questions.filter((q) => q.answer);
   const topScores: Record<SearchMode, { positive: boolean; score: number; question: string }[]> = { hybrid: [], vector: [], text: [] };
+  const perQuestion: Figures['perQuestion'] = [];
   const hits: Record<SearchMode, { top1: number; top5: number }> = { hybrid: { top1: 0, top5: 0 }, vector: { top1: 0, top5: 0 }, text: { top1: 0, top5: 0 } };
 
   let started = performance.now();
@@ -223,8 +242,9 @@ export async function measure(running: Running, store: EvalStore, questions: Eva
     for (const mode of MODES) {
       const fragments = await services.retrieval.searchByVector(db.orm.em.fork(), [store.datastoreId], q.question, vector, 5, {}, { mode });
       topScores[mode].push({ positive: q.answer != null, score: fragments[0]?.score ?? 0, question: q.question });
+      const holds = fragments.map((f) => q.answer != null && store.documentOf.get(f.datasource_name) === q.document && normalize(f.text).includes(normalize(q.answer)));
+      if (mode === 'hybrid') perQuestion.push({ question: q, score: fragments[0]?.score ?? 0, top1: !!holds[0], top5: holds.some(Boolean) });
       if (!q.answer) continue;
-      const holds = fragments.map((f) => store.documentOf.get(f.datasource_name) === q.document && normalize(f.text).includes(normalize(q.answer!)));
       if (holds[0]) hits[mode].top1++;
       if (holds.some(Boolean)) hits[mode].top5++;
     }
@@ -296,6 +316,7 @@ export async function measure(running: Running, store: EvalStore, questions: Eva
     seconds: { retrieval: retrievalSeconds, answers: (performance.now() - started) / 1000 },
     misses,
     topScores: topScores.hybrid,
+    perQuestion,
   };
 }
 

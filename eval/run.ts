@@ -19,7 +19,7 @@ import { start } from '../src/boot.ts';
 import { loadConfig } from '../src/config.ts';
 import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } from '../src/ingestion/chunker.ts';
 import { startRerankTestServer } from '../test/support/rerank-server.ts';
-import { answerFigures, buildStore, checkEvalSet, loadEvalSet, measure, sample, type AnswerFigures, type Answered, type Figures } from './evaluate.ts';
+import { answerFigures, buildStore, retrievalOf, checkEvalSet, loadEvalSet, measure, sample, type AnswerFigures, type Answered, type Figures } from './evaluate.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -58,6 +58,13 @@ try {
       const f: Figures = await measure(running, store, questions, { answers: !args['no-answers'], compare: args.compare });
       log('  retrieval      top-1    top-5    ROC AUC (top score, answerable vs not)');
       for (const [mode, r] of Object.entries(f.retrieval)) log(`  ${mode.padEnd(12)} ${pct(r.top1).padStart(7)}  ${pct(r.top5).padStart(7)}  ${r.auc.toFixed(3)}`);
+      const partIds = [...new Set(questions.map((q) => q.part ?? 0))].sort();
+      if (partIds.length > 1) {
+        for (const part of partIds) {
+          const r = retrievalOf(f.perQuestion.filter((p) => (p.question.part ?? 0) === part));
+          log(`  hybrid, ${part ? `held-out part ${part}` : 'tuned-on part'}: ${pct(r.top1)} / ${pct(r.top5)} / ${r.auc.toFixed(3)}`);
+        }
+      }
       log('  "nothing found" below   unanswerable   answerable (share of each whose top score is below)');
       for (const t of f.thresholds) log(`  ${t.threshold.toFixed(3).padStart(20)}   ${pct(t.unanswerableBelow).padStart(12)}   ${pct(t.answerableBelow).padStart(10)}`);
       if (f.answers) {
@@ -72,9 +79,9 @@ try {
         };
         const parts = (label: string, answered: Answered[]) => {
           show(label, answered);
-          if (answered.some((a) => a.question.heldOut)) {
-            show(`${label}, tuned-on part`, answered.filter((a) => !a.question.heldOut));
-            show(`${label}, held-out part`, answered.filter((a) => a.question.heldOut));
+          const ids = [...new Set(answered.map((a) => a.question.part ?? 0))].sort();
+          if (ids.length > 1) {
+            for (const part of ids) show(`${label}, ${part ? `held-out part ${part}` : 'tuned-on part'}`, answered.filter((a) => (a.question.part ?? 0) === part));
           }
         };
         parts('all', f.answered);
