@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Running } from '../src/boot.ts';
 import { SOURCES_FOR_ANSWER } from '../src/answers/answer.service.ts';
-import { extractiveAnswer, NOTHING_FOUND_ANSWER } from '../src/answers/extractive.ts';
+import { extractiveAnswer, NOTHING_FOUND_ANSWER, type AnswerChecks } from '../src/answers/extractive.ts';
 import { Datastore } from '../src/datastores/datastore.entity.ts';
 import type { SearchMode } from '../src/retrieval/retrieval.service.ts';
 
@@ -173,8 +173,8 @@ export interface Figures {
   answers: AnswerFigures | null;
   /** Every question's answer, for figures on a part of the set (answerFigures). */
   answered: Answered[];
-  /** The same answerer without the answer-kind rule, in process (measure's `compare`). */
-  answeredWithoutKinds: Answered[] | null;
+  /** The same answerer with other checks, in process (measure's `compare`). */
+  answeredCompared: Answered[] | null;
   /** For candidate "nothing found" thresholds on the hybrid top score: the share of each kind of question below it. */
   thresholds: { threshold: number; unanswerableBelow: number; answerableBelow: number }[];
   seconds: { retrieval: number; answers: number };
@@ -226,10 +226,10 @@ function answered(question: EvalQuestion, answer: string): Answered {
 }
 
 /**
- * `compare`: also answers every question in process without the answer-kind rule (the same
- * search and answerer, one check off), for a before/after in one run.
+ * `compare`: also answers every question in process with these checks (the same search and
+ * answerer, e.g. a check off or another threshold), for a before/after in one run.
  */
-export async function measure(running: Running, store: EvalStore, questions: EvalQuestion[], opts: { answers?: boolean; compare?: boolean } = {}): Promise<Figures> {
+export async function measure(running: Running, store: EvalStore, questions: EvalQuestion[], opts: { answers?: boolean; compare?: AnswerChecks } = {}): Promise<Figures> {
   const { services, db } = running;
   const answerable = questions.filter((q) => q.answer);
   const topScores: Record<SearchMode, { positive: boolean; score: number; question: string }[]> = { hybrid: [], vector: [], text: [] };
@@ -276,7 +276,7 @@ export async function measure(running: Running, store: EvalStore, questions: Eva
   let answers: AnswerFigures | null = null;
   const misses: Figures['misses'] = [];
   const results: Answered[] = [];
-  let withoutKinds: Answered[] | null = null;
+  let compared: Answered[] | null = null;
   started = performance.now();
   if (opts.answers !== false) {
     const api = `http://127.0.0.1:${running.port}${running.config.restBasePath}`;
@@ -291,10 +291,10 @@ export async function measure(running: Running, store: EvalStore, questions: Eva
     answers = answerFigures(results);
     if (opts.compare) {
       const datastore = await db.orm.em.fork().findOneOrFail(Datastore, store.datastoreId);
-      withoutKinds = [];
+      compared = [];
       for (const q of questions) {
         const fragments = await services.retrieval.search(db.orm.em.fork(), [datastore], { query: q.question, topK: SOURCES_FOR_ANSWER });
-        withoutKinds.push(answered(q, await extractiveAnswer(q.question, fragments, true, services.embedder, undefined, { byKind: false })));
+        compared.push(answered(q, await extractiveAnswer(q.question, fragments, true, services.embedder, undefined, opts.compare)));
       }
     }
   }
@@ -305,7 +305,7 @@ export async function measure(running: Running, store: EvalStore, questions: Eva
     retrieval,
     answers,
     answered: results,
-    answeredWithoutKinds: withoutKinds,
+    answeredCompared: compared,
     thresholds: THRESHOLDS.map((threshold) => {
       const below = (positive: boolean) => {
         const of = topScores.hybrid.filter((p) => p.positive === positive);
