@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Running } from '../src/boot.ts';
 import { SOURCES_FOR_ANSWER } from '../src/answers/answer.service.ts';
-import { extractiveAnswer, NOTHING_FOUND_ANSWER } from '../src/answers/extractive.ts';
+import { extractiveAnswer, NOTHING_FOUND_ANSWER, type AnswerChecks } from '../src/answers/extractive.ts';
 import { Datastore } from '../src/datastores/datastore.entity.ts';
 import type { SearchMode } from '../src/retrieval/retrieval.service.ts';
 
@@ -30,6 +30,8 @@ export interface EvalQuestion {
   answer: string | null;
   /** Written before the answerer's "nothing found" rules were tuned on the others: reported apart too. */
   heldOut?: boolean;
+  /** 0: the part tuned on; 1: the first held-out part; 2: the second (eval/README.md). */
+  part?: number;
 }
 
 export interface EvalSet {
@@ -43,14 +45,18 @@ export function loadEvalSet(dir = HERE): EvalSet {
     .filter((f) => f.endsWith('.md'))
     .sort()
     .map((f) => ({ name: f.replace(/\.md$/, ''), text: readFileSync(path.join(corpus, f), 'utf8') }));
-  // Questions after a "# held out" line are the held-out part.
+  // Questions after a "# held out" line are a held-out part; each such line starts the next part.
   let heldOut = false;
+  let part = 0;
   const questions: EvalQuestion[] = [];
   for (const line of readFileSync(path.join(dir, 'questions.tsv'), 'utf8').split('\n')) {
-    if (line.startsWith('# held out')) heldOut = true;
+    if (line.startsWith('# held out')) {
+      heldOut = true;
+      part++;
+    }
     if (!line.trim() || line.startsWith('#')) continue;
     const [document, question, answer] = line.split('\t');
-    questions.push({ document: document && document !== '-' ? document : null, question: question!.trim(), answer: answer?.trim() || null, heldOut });
+    questions.push({ document: document && document !== '-' ? document : null, question: question!.trim(), answer: answer?.trim() || null, heldOut, part });
   }
   return { documents, questions };
 }
@@ -167,14 +173,26 @@ export interface Figures {
   answers: AnswerFigures | null;
   /** Every question's answer, for figures on a part of the set (answerFigures). */
   answered: Answered[];
-  /** The same answerer without the answer-kind rule, in process (measure's `compare`). */
-  answeredWithoutKinds: Answered[] | null;
+  /** The same answerer with other checks, in process (measure's `compare`). */
+  answeredCompared: Answered[] | null;
   /** For candidate "nothing found" thresholds on the hybrid top score: the share of each kind of question below it. */
   thresholds: { threshold: number; unanswerableBelow: number; answerableBelow: number }[];
   seconds: { retrieval: number; answers: number };
   misses: { question: string; answer: string; got: string }[];
   /** The hybrid top score of every question. */
   topScores: { question: string; positive: boolean; score: number }[];
+  /** Hybrid retrieval of every question, for figures on a part of the set (retrievalOf). */
+  perQuestion: { question: EvalQuestion; score: number; top1: boolean; top5: boolean }[];
+}
+
+/** Hybrid top-1, top-5 and AUC of some questions (a part of the set). */
+export function retrievalOf(rows: Figures['perQuestion']): RetrievalFigures {
+  const answerable = rows.filter((r) => r.question.answer);
+  return {
+    top1: answerable.filter((r) => r.top1).length / (answerable.length || 1),
+    top5: answerable.filter((r) => r.top5).length / (answerable.length || 1),
+    auc: rocAuc(rows.map((r) => ({ positive: r.question.answer != null, score: r.score }))),
+  };
 }
 
 const MODES: SearchMode[] = ['hybrid', 'vector', 'text'];
@@ -208,13 +226,14 @@ function answered(question: EvalQuestion, answer: string): Answered {
 }
 
 /**
- * `compare`: also answers every question in process without the answer-kind rule (the same
- * search and answerer, one check off), for a before/after in one run.
+ * `compare`: also answers every question in process with these checks (the same search and
+ * answerer, e.g. a check off or another threshold), for a before/after in one run.
  */
-export async function measure(running: Running, store: EvalStore, questions: EvalQuestion[], opts: { answers?: boolean; compare?: boolean } = {}): Promise<Figures> {
+export async function measure(running: Running, store: EvalStore, questions: EvalQuestion[], opts: { answers?: boolean; compare?: AnswerChecks } = {}): Promise<Figures> {
   const { services, db } = running;
   const answerable = questions.filter((q) => q.answer);
   const topScores: Record<SearchMode, { positive: boolean; score: number; question: string }[]> = { hybrid: [], vector: [], text: [] };
+  const perQuestion: Figures['perQuestion'] = [];
   const hits: Record<SearchMode, { top1: number; top5: number }> = { hybrid: { top1: 0, top5: 0 }, vector: { top1: 0, top5: 0 }, text: { top1: 0, top5: 0 } };
 
   let started = performance.now();
@@ -223,8 +242,9 @@ export async function measure(running: Running, store: EvalStore, questions: Eva
     for (const mode of MODES) {
       const fragments = await services.retrieval.searchByVector(db.orm.em.fork(), [store.datastoreId], q.question, vector, 5, {}, { mode });
       topScores[mode].push({ positive: q.answer != null, score: fragments[0]?.score ?? 0, question: q.question });
+      const holds = fragments.map((f) => q.answer != null && store.documentOf.get(f.datasource_name) === q.document && normalize(f.text).includes(normalize(q.answer)));
+      if (mode === 'hybrid') perQuestion.push({ question: q, score: fragments[0]?.score ?? 0, top1: !!holds[0], top5: holds.some(Boolean) });
       if (!q.answer) continue;
-      const holds = fragments.map((f) => store.documentOf.get(f.datasource_name) === q.document && normalize(f.text).includes(normalize(q.answer!)));
       if (holds[0]) hits[mode].top1++;
       if (holds.some(Boolean)) hits[mode].top5++;
     }
@@ -256,7 +276,7 @@ export async function measure(running: Running, store: EvalStore, questions: Eva
   let answers: AnswerFigures | null = null;
   const misses: Figures['misses'] = [];
   const results: Answered[] = [];
-  let withoutKinds: Answered[] | null = null;
+  let compared: Answered[] | null = null;
   started = performance.now();
   if (opts.answers !== false) {
     const api = `http://127.0.0.1:${running.port}${running.config.restBasePath}`;
@@ -271,10 +291,10 @@ export async function measure(running: Running, store: EvalStore, questions: Eva
     answers = answerFigures(results);
     if (opts.compare) {
       const datastore = await db.orm.em.fork().findOneOrFail(Datastore, store.datastoreId);
-      withoutKinds = [];
+      compared = [];
       for (const q of questions) {
         const fragments = await services.retrieval.search(db.orm.em.fork(), [datastore], { query: q.question, topK: SOURCES_FOR_ANSWER });
-        withoutKinds.push(answered(q, await extractiveAnswer(q.question, fragments, true, services.embedder, undefined, { byKind: false })));
+        compared.push(answered(q, await extractiveAnswer(q.question, fragments, true, services.embedder, undefined, opts.compare)));
       }
     }
   }
@@ -285,7 +305,7 @@ export async function measure(running: Running, store: EvalStore, questions: Eva
     retrieval,
     answers,
     answered: results,
-    answeredWithoutKinds: withoutKinds,
+    answeredCompared: compared,
     thresholds: THRESHOLDS.map((threshold) => {
       const below = (positive: boolean) => {
         const of = topScores.hybrid.filter((p) => p.positive === positive);
@@ -296,6 +316,7 @@ export async function measure(running: Running, store: EvalStore, questions: Eva
     seconds: { retrieval: retrievalSeconds, answers: (performance.now() - started) / 1000 },
     misses,
     topScores: topScores.hybrid,
+    perQuestion,
   };
 }
 

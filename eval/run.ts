@@ -7,7 +7,8 @@
  *   npm run eval -- --questions 40            a spread sample (what test/evaluation.test.ts runs)
  *   npm run eval -- --no-answers              retrieval only (the answerer embeds sentences: slower)
  *   npm run eval -- --misses                  list the questions the answer missed, and the unanswerable ones' top scores
- *   npm run eval -- --compare                 the answers without the answer-kind rule too (in process), for a before/after
+ *   npm run eval -- --compare                 the answers with the checks before the sentence check too (in process: fragments
+ *                                             from 0.45, no sentence check), for a before/after
  *   npm run eval -- --rerank-stand-in         rerank with test/support's local stand-in (shows the plumbing, not a model's
  *                                             quality); RERANK_URL (+ RERANK_MODEL, RERANK_API_KEY) uses a real endpoint
  */
@@ -18,8 +19,9 @@ import { parseArgs } from 'node:util';
 import { start } from '../src/boot.ts';
 import { loadConfig } from '../src/config.ts';
 import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } from '../src/ingestion/chunker.ts';
+import type { AnswerChecks } from '../src/answers/extractive.ts';
 import { startRerankTestServer } from '../test/support/rerank-server.ts';
-import { answerFigures, buildStore, checkEvalSet, loadEvalSet, measure, sample, type AnswerFigures, type Answered, type Figures } from './evaluate.ts';
+import { answerFigures, buildStore, retrievalOf, checkEvalSet, loadEvalSet, measure, sample, type AnswerFigures, type Answered, type Figures } from './evaluate.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -32,6 +34,9 @@ const { values: args } = parseArgs({
     compare: { type: 'boolean' },
   },
 });
+
+/** The answerer's checks before the sentence check (docs/evaluation.md), for --compare. */
+const BEFORE: AnswerChecks = { relevantScore: 0.45, bySentence: false };
 
 const set = loadEvalSet();
 const problems = checkEvalSet(set);
@@ -55,9 +60,16 @@ try {
     const store = await buildStore(running, set, { chunkSize, chunkOverlap: overlap });
     log(`\nchunk size ${chunkSize}, overlap ${overlap}: ${store.chunks} chunks, ingested in ${((performance.now() - t) / 1000).toFixed(1)} s`);
     {
-      const f: Figures = await measure(running, store, questions, { answers: !args['no-answers'], compare: args.compare });
+      const f: Figures = await measure(running, store, questions, { answers: !args['no-answers'], compare: args.compare ? BEFORE : undefined });
       log('  retrieval      top-1    top-5    ROC AUC (top score, answerable vs not)');
       for (const [mode, r] of Object.entries(f.retrieval)) log(`  ${mode.padEnd(12)} ${pct(r.top1).padStart(7)}  ${pct(r.top5).padStart(7)}  ${r.auc.toFixed(3)}`);
+      const partIds = [...new Set(questions.map((q) => q.part ?? 0))].sort();
+      if (partIds.length > 1) {
+        for (const part of partIds) {
+          const r = retrievalOf(f.perQuestion.filter((p) => (p.question.part ?? 0) === part));
+          log(`  hybrid, ${part ? `held-out part ${part}` : 'tuned-on part'}: ${pct(r.top1)} / ${pct(r.top5)} / ${r.auc.toFixed(3)}`);
+        }
+      }
       log('  "nothing found" below   unanswerable   answerable (share of each whose top score is below)');
       for (const t of f.thresholds) log(`  ${t.threshold.toFixed(3).padStart(20)}   ${pct(t.unanswerableBelow).padStart(12)}   ${pct(t.answerableBelow).padStart(10)}`);
       if (f.answers) {
@@ -72,13 +84,13 @@ try {
         };
         const parts = (label: string, answered: Answered[]) => {
           show(label, answered);
-          if (answered.some((a) => a.question.heldOut)) {
-            show(`${label}, tuned-on part`, answered.filter((a) => !a.question.heldOut));
-            show(`${label}, held-out part`, answered.filter((a) => a.question.heldOut));
+          const ids = [...new Set(answered.map((a) => a.question.part ?? 0))].sort();
+          if (ids.length > 1) {
+            for (const part of ids) show(`${label}, ${part ? `held-out part ${part}` : 'tuned-on part'}`, answered.filter((a) => (a.question.part ?? 0) === part));
           }
         };
         parts('all', f.answered);
-        if (f.answeredWithoutKinds) parts('without the answer-kind rule', f.answeredWithoutKinds);
+        if (f.answeredCompared) parts('before (fragments from 0.45, no sentence check)', f.answeredCompared);
       }
       log(`  time: retrieval ${f.seconds.retrieval.toFixed(1)} s (3 modes), answers ${f.seconds.answers.toFixed(1)} s`);
       if (args.misses) for (const t of f.topScores.filter((t) => !t.positive).sort((a, b) => b.score - a.score)) log(`  unanswerable, top score ${t.score.toFixed(3)}: ${t.question}`);

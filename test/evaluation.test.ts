@@ -15,7 +15,9 @@ const set = loadEvalSet();
 beforeAll(async () => {
   app = await startTestApp();
   const store = await buildStore(app, set, { chunkSize: DEFAULT_CHUNK_SIZE, chunkOverlap: DEFAULT_CHUNK_OVERLAP });
-  figures = await measure(app, store, sample(set.questions, 40));
+  // The sample is drawn from the tuned-on and first held-out parts (266 questions), the set the
+  // floors below were measured on: a sample of the whole set would move with every part added.
+  figures = await measure(app, store, sample(set.questions.filter((q) => (q.part ?? 0) <= 1), 40));
 }, 400_000);
 
 afterAll(async () => {
@@ -45,7 +47,8 @@ describe('the evaluation set', () => {
 // found". The set grew by its held-out part (eval/README.md), so the sample is not the one of the
 // first floors (AUC 0.94, 5/8 and 2/32 "nothing found" then): the held-out questions are harder
 // for the score threshold (docs/evaluation.md), and the answer-kind rule raised the unanswerable
-// ones caught.
+// ones caught. The fragment threshold of 0.375 with the sentence check (docs/evaluation.md) took
+// the answerable ones answered "nothing found" from 1/30 to 0/30 on this sample, the rest unchanged.
 describe('on a 40-question sample, no worse than when this landed', () => {
   it('hybrid retrieval finds the answer, and does better than either half alone', () => {
     const { hybrid, vector, text } = figures.retrieval;
@@ -64,6 +67,6 @@ describe('on a 40-question sample, no worse than when this landed', () => {
     expect(a.hitIn300).toBeGreaterThanOrEqual(22 / 30);
     expect(a.medianChars).toBeLessThanOrEqual(350);
     expect(a.unanswerableNothing).toBeGreaterThanOrEqual(7 / 10);
-    expect(a.answerableNothing).toBeLessThanOrEqual(2 / 30);
+    expect(a.answerableNothing).toBeLessThanOrEqual(1 / 30);
   });
 });

@@ -18,9 +18,17 @@ export const QUOTE_NOTE = 'No language model is configured, so this answer quote
 
 /**
  * Below this score (Fragment.score) a fragment is not about the question. Chosen on the
- * evaluation set: see docs/evaluation.md for the trade-off at each threshold.
+ * evaluation set, together with SENTENCE_RELEVANCE: see docs/evaluation.md for the trade-off at
+ * each threshold. (0.45 before the sentence check: it refused questions worded away from their
+ * document, which the sentence check and the answer-kind rule now judge instead.)
  */
-export const RELEVANT_SCORE = 0.45;
+export const RELEVANT_SCORE = 0.375;
+/**
+ * Below this relevance of the best sentence ((its cosine to the question + the share of the
+ * question's words it holds, with its heading) / 2, in [0, 1]), the fragments are about the
+ * subject but no sentence of them about the question: "nothing found". Chosen on the evaluation set.
+ */
+export const SENTENCE_RELEVANCE = 0.35;
 /** Sentences embedded per answer: bounds the model's work (a CPU-bound local model answers in ~0.2 s). */
 const MAX_SENTENCES = 48;
 /** A best sentence shorter than this takes the next sentence along, which often holds the detail. */
@@ -68,15 +76,22 @@ export function contentWords(text: string): string[] {
   return (text.toLowerCase().match(/[\p{L}\p{N}]+(?:[.,'][\p{L}\p{N}]+)*/gu) ?? []).filter((w) => !STOP_WORDS.has(w)).map((w) => (w.length > 3 ? w.replace(/s$/, '') : w));
 }
 
-/**
- * `byKind: false` leaves out the check that the quote holds the kind of value asked (the
- * evaluation measures the answerer with and without it).
- */
-export async function extractiveAnswer(question: string, fragments: Fragment[], hasKnowledge: boolean, embedder: Embedder, signal?: AbortSignal, opts: { byKind?: boolean } = {}): Promise<string> {
+/** The checks of the answerer, each of which can be switched off (the evaluation measures them apart). */
+export interface AnswerChecks {
+  /** The quote must hold the kind of value asked (answer-type.ts); true by default. */
+  byKind?: boolean;
+  /** The best sentence must reach SENTENCE_RELEVANCE; true by default. */
+  bySentence?: boolean;
+  /** The fragments' threshold; RELEVANT_SCORE by default. */
+  relevantScore?: number;
+}
+
+export async function extractiveAnswer(question: string, fragments: Fragment[], hasKnowledge: boolean, embedder: Embedder, signal?: AbortSignal, opts: AnswerChecks = {}): Promise<string> {
   if (!hasKnowledge) return NO_DATASTORE_ANSWER;
-  const ranked = await rankSentences(question, fragments, embedder, signal);
+  const ranked = await rankSentences(question, fragments, embedder, signal, opts.relevantScore);
   if (!ranked) return NOTHING_FOUND_ANSWER;
   const { sentences, candidates, scores, order, relevant } = ranked;
+  if (opts.bySentence !== false && ranked.relevance[order[0]!]! < SENTENCE_RELEVANCE) return NOTHING_FOUND_ANSWER;
 
   const best = candidates[order[0]!]!;
   let first = best.text;
@@ -102,13 +117,15 @@ export interface RankedSentences {
   sentences: Sentence[];
   candidates: Sentence[];
   scores: number[];
+  /** Each candidate's relevance to the question in [0, 1]: (cosine + share of the question's words) / 2. */
+  relevance: number[];
   /** Indexes into `candidates`, best first. */
   order: number[];
 }
 
 /** The relevant fragments' sentences scored against the question; null when there is nothing to quote. */
-export async function rankSentences(question: string, fragments: Fragment[], embedder: Embedder, signal?: AbortSignal): Promise<RankedSentences | null> {
-  const relevant = fragments.filter((f) => f.score >= RELEVANT_SCORE);
+export async function rankSentences(question: string, fragments: Fragment[], embedder: Embedder, signal?: AbortSignal, relevantScore = RELEVANT_SCORE): Promise<RankedSentences | null> {
+  const relevant = fragments.filter((f) => f.score >= relevantScore);
   if (!relevant.length) return null;
 
   const sentences: Sentence[] = [];
@@ -120,13 +137,16 @@ export async function rankSentences(question: string, fragments: Fragment[], emb
 
   const [q, ...vectors] = await embedder.embedDocuments([question, ...candidates.map(inContext)], signal);
   const asked = new Set(contentWords(question));
-  const scores = candidates.map((s, i) => {
+  const raw = candidates.map((s, i) => {
     const words = new Set(contentWords(inContext(s)));
     const shared = [...asked].filter((w) => words.has(w)).length / Math.max(asked.size, 1);
-    return dot(q!, vectors[i]!) + shared + 0.1 * relevant[s.fragment]!.score;
+    return dot(q!, vectors[i]!) + shared;
   });
+  const relevance = raw.map((r) => Math.min(1, Math.max(0, r / 2)));
+  // The fragment's own score breaks near-ties in favour of the better fragment.
+  const scores = candidates.map((s, i) => raw[i]! + 0.1 * relevant[s.fragment]!.score);
   const order = candidates.map((_, i) => i).sort((a, b) => scores[b]! - scores[a]!);
-  return { relevant, sentences, candidates, scores, order };
+  return { relevant, sentences, candidates, scores, relevance, order };
 }
 
 /** A sentence is read with its heading: "Keep warm" tells what "30 minutes" is about. */

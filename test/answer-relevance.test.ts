@@ -1,0 +1,66 @@
+/**
+ * The extractive answerer's fragment threshold and sentence check (docs/evaluation.md): a question
+ * worded away from its document, whose fragment scores below the former 0.45 threshold, is
+ * answered; a question on a subject the knowledge base has but a detail it lacks, whose fragment
+ * scores well, is answered "nothing found" because no sentence of it is about the question. On two
+ * documents of the evaluation set, through the service, without a chat model.
+ */
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NOTHING_FOUND_ANSWER, QUOTE_NOTE, RELEVANT_SCORE, SENTENCE_RELEVANCE } from '../src/answers/extractive.ts';
+import { gql, http, newOrganization } from './support/client.ts';
+import { startTestApp, type TestApp } from './support/app.ts';
+import { waitFor } from './support/wait.ts';
+
+const corpus = (name: string) => readFileSync(new URL(`../eval/corpus/${name}.md`, import.meta.url), 'utf8');
+
+describe('the answer without a model, on a question worded away from its document or asking a missing detail', () => {
+  let app: TestApp;
+  let apiKey: string;
+  let datastoreId: string;
+  let agentId: string;
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    apiKey = (await newOrganization(app.url, 'Relevance')).apiKey;
+    datastoreId = (await gql(app.url, `mutation { createDatastore(input: { name: "Guides" }) { id } }`, {}, { token: apiKey })).data.createDatastore.id;
+    for (const name of ['hollowbrook-campsite', 'orchid-hotel']) {
+      const form = new FormData();
+      form.append('file', new Blob([corpus(name)], { type: 'text/markdown' }), `${name}.md`);
+      const res = await fetch(`${app.api}/external/datastores/file-upload/${datastoreId}`, { method: 'POST', body: form, headers: { authorization: `Bearer ${apiKey}` } });
+      const body = (await res.json()) as any;
+      expect(res.status, JSON.stringify(body)).toBe(200);
+      const id = body.id ?? body.datasource?.id ?? body[0]?.id;
+      await waitFor(async () => (await gql(app.url, `query($id: ID!) { datasource(id: $id) { status } }`, { id }, { token: apiKey })).data.datasource.status === 'synched', 60_000);
+    }
+    agentId = (await gql(app.url, `mutation($d: [ID!]) { createAgent(input: { name: "R", datastoreIds: $d }) { id } }`, { d: [datastoreId] }, { token: apiKey })).data.createAgent.id;
+  }, 120_000);
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  const ask = async (query: string) => (await http('POST', `${app.api}/agents/${agentId}/query`, { token: apiKey, body: { query } })).body.answer as string;
+  const topScore = async (query: string) => (await http('POST', `${app.api}/datastores/${datastoreId}/query`, { token: apiKey, body: { query } })).body[0].score as number;
+
+  it('answers a question whose best fragment scores between the threshold and the former 0.45', async () => {
+    expect(RELEVANT_SCORE).toBeLessThan(0.45);
+    const question = 'How far is the nearest supermarket from the campsite?';
+    const score = await topScore(question);
+    expect(score).toBeGreaterThanOrEqual(RELEVANT_SCORE);
+    expect(score).toBeLessThan(0.45);
+    expect(await ask(question)).toMatch(new RegExp(`3 kilometres[^]*${QUOTE_NOTE}`));
+    expect(await ask('Will I lose my deposit if I cancel a week before arrival?')).toContain('deposit of 50 euros is kept');
+  });
+
+  it('says "nothing found" when the fragment is about the subject but no sentence about the question', async () => {
+    expect(SENTENCE_RELEVANCE).toBeGreaterThan(0);
+    const question = 'How many rooms does the Orchid Bay Hotel have?';
+    // The hotel's guide is found (its score passes the threshold, and "how many" finds figures in it)...
+    expect(await topScore(question)).toBeGreaterThanOrEqual(0.5);
+    // ...but none of its sentences is about rooms to count.
+    expect(await ask(question)).toBe(NOTHING_FOUND_ANSWER);
+    // An answerable question on the same guide still is answered.
+    expect(await ask('How much is valet parking at the Orchid Bay Hotel?')).toContain('25 dollars per night');
+  });
+});
