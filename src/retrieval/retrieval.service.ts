@@ -208,9 +208,10 @@ export function searchSql(datastoreIds: string[], query: string, vector: number[
   const rank = mode === 'hybrid' ? RELEVANCE : mode === 'vector' ? 's.cos' : '-s.tr';
   const sql = `
     with vec as (
-      select id, d, row_number() over (order by d, id) as r
+      select id, d, tsv, row_number() over (order by d, id) as r
       from (
-        select c.id, c.embedding::vector(${dim}) <=> $1::vector(${dim}) as d
+        -- The row is read for its distance anyway: its tsv comes along, for the scoring below.
+        select c.id, c.tsv, c.embedding::vector(${dim}) <=> $1::vector(${dim}) as d
         from chunks c
         where c.dimension = ${dim} and ${filter}
         -- The scan runs with ef_search = efSearch, set when its query vector is computed (just before
@@ -224,31 +225,34 @@ export function searchSql(datastoreIds: string[], query: string, vector: number[
                  ${PAIRS_TSQUERY} as tq_two,
                  tsvector_to_array(to_tsvector('english', $6)) as words),
     fts as (
-      select p.id, p.tsv, row_number() over (order by ts_rank_cd(p.tsv, q.tq) desc, p.id) as r
+      select p.id, p.tsv, p.embedding, row_number() over (order by ts_rank_cd(p.tsv, q.tq) desc, p.id) as r
       from (
         -- Ranked among a bounded pool, not among every chunk that shares a word with the query:
         -- chunks with all the query's words, then with two of them, then with one, as the GIN
         -- index yields them, until the pool is full (UNION ALL under a LIMIT stops reading there).
-        (select c.id, c.tsv from chunks c, q where c.tsv @@ q.tq_all and ${filter})
+        (select c.id, c.tsv, c.embedding from chunks c, q where c.tsv @@ q.tq_all and ${filter})
         union all
-        (select c.id, c.tsv from chunks c, q where c.tsv @@ q.tq_two and not c.tsv @@ q.tq_all and ${filter})
+        (select c.id, c.tsv, c.embedding from chunks c, q where c.tsv @@ q.tq_two and not c.tsv @@ q.tq_all and ${filter})
         union all
-        (select c.id, c.tsv from chunks c, q where c.tsv @@ q.tq and not c.tsv @@ q.tq_two and not c.tsv @@ q.tq_all and ${filter})
+        (select c.id, c.tsv, c.embedding from chunks c, q where c.tsv @@ q.tq and not c.tsv @@ q.tq_two and not c.tsv @@ q.tq_all and ${filter})
         limit $10
       ) p, q
       order by ts_rank_cd(p.tsv, q.tq) desc, p.id
       limit $8
     ),
+    -- Each candidate arrives with what its scoring needs (the vector half's distance, or the text
+    -- half's row with its vector; the tsv from either): no candidate's row is read a second time.
     candidates as (
-      select coalesce(vec.id, fts.id) as id, vec.d, coalesce(vec.r, 1000000) as vr, coalesce(fts.r, 1000000) as tr
+      select coalesce(vec.id, fts.id) as id, vec.d, fts.embedding, coalesce(vec.tsv, fts.tsv) as tsv,
+             coalesce(vec.r, 1000000) as vr, coalesce(fts.r, 1000000) as tr
       from vec full outer join fts on fts.id = vec.id
     ),
     scored as (
       select f.id, f.vr, f.tr,
-             greatest(0, 1 - coalesce(f.d, c.embedding::vector(${dim}) <=> $1::vector(${dim}))) as cos,
+             greatest(0, 1 - coalesce(f.d, f.embedding::vector(${dim}) <=> $1::vector(${dim}))) as cos,
              -- The query's words in the chunk: its lexemes less those words (ts_delete is a binary search per word).
-             (length(c.tsv) - length(ts_delete(c.tsv, q.words)))::float8 / greatest(cardinality(q.words), 1) as words
-      from candidates f join chunks c on c.id = f.id, q
+             (length(f.tsv) - length(ts_delete(f.tsv, q.words)))::float8 / greatest(cardinality(q.words), 1) as words
+      from candidates f, q
     ),
     ranked as (select s.*, ${RELEVANCE} as relevance, ${rank} as rank from scored s),
     -- The top K before the rows are read for their text: the other candidates never are.
