@@ -7,21 +7,24 @@
  *   DATABASE_URL=postgres://…/<BENCH_DATABASE>_<chunks> node --import @swc-node/register/esm-register bench/query-explain.ts
  *
  * Env: EXPLAIN_QUERIES (10), EXPLAIN_FILTER (unfiltered | custom_ids | datasource_ids),
- *      EXPLAIN_PLAN=1 (print the whole plan of the first query), EXPLAIN_CHUNKS (50000: which corpus).
+ *      EXPLAIN_PLAN=1 (print the whole plan of the first query), EXPLAIN_CHUNKS (50000; files: 10000),
+ *      EXPLAIN_CORPUS (clusters | files, as BENCH_CORPUS; files embeds with the endpoint stand-in).
  */
 import pg from 'pg';
 import { vectorSessionSql } from '../src/db/vector-index.ts';
 import { createEmbedder } from '../src/providers/embeddings.ts';
 import { searchSql, type SearchFilters } from '../src/retrieval/retrieval.service.ts';
-import { corpus } from './corpus.ts';
+import { startOpenAiTestServer } from '../test/support/openai-server.ts';
+import { corpus, filesCorpus } from './corpus.ts';
 import { corpusName, f1, pct, table } from './lib.ts';
 
 const url = process.env.DATABASE_URL;
 if (!url) throw new Error('DATABASE_URL: the database bench:query kept (BENCH_DATABASE)');
 const QUERIES = Number(process.env.EXPLAIN_QUERIES ?? 10);
 const FILTER = process.env.EXPLAIN_FILTER ?? 'unfiltered';
-const CHUNKS = Number(process.env.EXPLAIN_CHUNKS ?? 50000);
-const spec = { chunks: CHUNKS, datasources: 300, clusters: 500, queries: 50, seed: 42 };
+const FILES = process.env.EXPLAIN_CORPUS === 'files';
+const CHUNKS = Number(process.env.EXPLAIN_CHUNKS ?? (FILES ? 10000 : 50000));
+const spec = FILES ? { chunks: CHUNKS, datasources: CHUNKS / 100, clusters: 0, queries: 50, seed: 42 } : { chunks: CHUNKS, datasources: 300, clusters: 500, queries: 50, seed: 42 };
 
 const client = new pg.Client({ connectionString: url });
 await client.connect();
@@ -36,9 +39,13 @@ const filtersOf = (q: number): SearchFilters =>
       ? { datasource_ids: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map((i) => sources[(q * 7 + i * 29) % sources.length].id) }
       : {};
 
-const embedder = createEmbedder({ openai: null, embedding: { provider: 'local', model: 'universal-sentence-encoder-lite', dimension: 512, batchSize: 32 } } as never);
-const texts = corpus(spec.seed, spec.clusters, spec.queries).queries.slice(0, QUERIES).map((q) => q.text);
+const standIn = FILES ? await startOpenAiTestServer({ embeddingDimension: 384 }) : null;
+const embedder = standIn
+  ? createEmbedder({ openai: { baseUrl: standIn.url, apiKey: 'x' }, embedding: { provider: 'openai', model: 'text-embedding-3-small', dimension: 384, batchSize: 512 } } as never)
+  : createEmbedder({ openai: null, embedding: { provider: 'local', model: 'universal-sentence-encoder-lite', dimension: 512, batchSize: 32 } } as never);
+const texts = (FILES ? filesCorpus(spec.seed, spec.datasources, 100, spec.queries) : corpus(spec.seed, spec.clusters, spec.queries)).queries.slice(0, QUERIES).map((q) => q.text);
 const vectors = await Promise.all(texts.map((t) => embedder.embedQuery(t)));
+await standIn?.close();
 
 interface Node {
   'Node Type': string;
@@ -97,3 +104,4 @@ for (const mode of ['hybrid', 'vector'] as const) {
   process.stdout.write(`${table(rows)}\n\n`);
 }
 await client.end();
+process.exit(0);

@@ -9,7 +9,9 @@
  * Targets: hybrid statement p50 <= 2 x its vector half's; (REST p50 - embedding p50, the embedding
  * timed inside those requests) <= 1.5 x raw SQL p50; REST p50 at 10 clients <= 1.5 x raw SQL p50
  * at 10 clients; REST - embedding grows <= 1.5 x from the first size to the last; recall@10 >= 0.95.
- * Env: BENCH_CHUNKS (50000; a comma-separated list measures each size, e.g. "50000,250000"),
+ * Env: BENCH_CORPUS (clusters: the synthetic clustered corpus; files: issue 19's 100 text files x 100
+ *      paragraphs of 700-900 characters, embedded by the endpoint stand-in at 384 dimensions, 10,000 chunks),
+ *      BENCH_CHUNKS (50000, files: 10000; a comma-separated list measures each size, e.g. "50000,250000"),
  *      BENCH_ROUNDS (2 passes over the 50 queries per figure),
  *      BENCH_EMBEDDER (local: the shipped model, as before; endpoint: an OpenAI-compatible stand-in
  *      in a process of its own answering at once, test/support/openai-server.ts's hashed bag of words),
@@ -26,12 +28,17 @@ import { searchSql, type SearchFilters } from '../src/retrieval/retrieval.servic
 import { rng } from './corpus.ts';
 import { agent, corpusName, describeDatabase, f1, f2, freshDatabase, graphql, keptDatabase, pct, pool, postJson, spawnChild, table } from './lib.ts';
 
-const SIZES = (process.env.BENCH_CHUNKS ?? '50000').split(',').map((x) => Number(x.trim()));
+/** clusters: synthetic clustered vectors (below); files: issue 19's corpus of 100-paragraph text files, embedded by the endpoint stand-in at 384 dimensions. */
+const CORPUS = process.env.BENCH_CORPUS || 'clusters';
+if (CORPUS !== 'clusters' && CORPUS !== 'files') throw new Error('BENCH_CORPUS must be clusters or files');
+const FILES = CORPUS === 'files';
+const SIZES = (process.env.BENCH_CHUNKS ?? (FILES ? '10000' : '50000')).split(',').map((x) => Number(x.trim()));
 if (!SIZES.length || SIZES.some((n) => !Number.isInteger(n) || n < 1000)) throw new Error('BENCH_CHUNKS must be a whole number of at least 1000, or a comma-separated list of them');
-const EMBEDDER = process.env.BENCH_EMBEDDER || 'local';
+const EMBEDDER = process.env.BENCH_EMBEDDER || (FILES ? 'endpoint' : 'local');
+if (FILES && (EMBEDDER !== 'endpoint' || SIZES.some((n) => n % 100))) throw new Error('BENCH_CORPUS=files takes BENCH_EMBEDDER=endpoint and sizes in whole files of 100 paragraphs');
+const DIMENSION = FILES ? '384' : '512';
 if (EMBEDDER !== 'local' && EMBEDDER !== 'endpoint') throw new Error('BENCH_EMBEDDER must be local or endpoint');
-const DATASOURCES = 300;
-const CLUSTERS = 500;
+const CLUSTERS = FILES ? 0 : 500;
 const QUERIES = 50;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const TOP_K = 10;
@@ -57,8 +64,8 @@ interface Summary {
   statement: Map<string, { hybrid: number; vector: number }>;
 }
 
-const endpoint = EMBEDDER === 'endpoint' ? await spawnChild('bench/ingest-embedder.ts', { EMBEDDING_DIMENSION: '512', EMBEDDING_DELAY_MS: '0' }) : null;
-const embedderEnv: Record<string, string> = endpoint ? { OPENAI_BASE_URL: endpoint.url, EMBEDDING_MODEL: 'text-embedding-3-small', EMBEDDING_DIMENSION: '512' } : {};
+const endpoint = EMBEDDER === 'endpoint' ? await spawnChild('bench/ingest-embedder.ts', { EMBEDDING_DIMENSION: DIMENSION, EMBEDDING_DELAY_MS: '0' }) : null;
+const embedderEnv: Record<string, string> = endpoint ? { OPENAI_BASE_URL: endpoint.url, EMBEDDING_MODEL: 'text-embedding-3-small', EMBEDDING_DIMENSION: DIMENSION } : {};
 const summaries: Summary[] = [];
 try {
   for (const chunks of SIZES) summaries.push(await measure(chunks));
@@ -88,6 +95,7 @@ async function measure(CHUNKS: number): Promise<Summary> {
   // ---- the server, on a database of its own ----------------------------------------------
 
   const loadAtStart = os.loadavg().map(f2).join(', ');
+  const DATASOURCES = FILES ? CHUNKS / 100 : 300;
   const database = adminUrl ? (keep ? await keptDatabase(adminUrl, `${keep}_${CHUNKS}`) : await freshDatabase(adminUrl, `agentbase_bench_query_${process.pid}_${CHUNKS}`)) : null;
   const server = await spawnChild('bench/query-server.ts', { ...embedderEnv, DATABASE_URL: database ? database.url : '' }, (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean));
   const side = server.lines.SIDE!;
@@ -96,7 +104,7 @@ async function measure(CHUNKS: number): Promise<Summary> {
   let memberKey: string | null = null;
 
   try {
-    const corpusSpec = { chunks: CHUNKS, datasources: DATASOURCES, clusters: CLUSTERS, queries: QUERIES, seed: SEED };
+    const corpusSpec = { chunks: CHUNKS, datasources: DATASOURCES, clusters: CLUSTERS, queries: QUERIES, seed: SEED, corpus: CORPUS };
     // A kept database may hold this corpus already (same BENCH_CHUNKS and generator settings).
     const found = keep ? await postJson(`${side}/existing`, corpusSpec) : null;
     if (found && found.status !== 200) throw new Error(`existing: ${JSON.stringify(found.body)}`);
@@ -152,8 +160,8 @@ async function measure(CHUNKS: number): Promise<Summary> {
     const customIds = seed.queries.map(() => sample(seed.datasources, 5).map((d) => d.customId));
     const datasourceIds = seed.queries.map(() => sample(seed.datasources, 10).map((d) => d.id));
     modes.push({ name: 'unfiltered', filters: () => ({}) });
-    modes.push({ name: 'custom_ids (5 of 300)', filters: (q) => ({ custom_ids: customIds[q]! }) });
-    modes.push({ name: 'datasource_ids (10 of 300)', filters: (q) => ({ datasource_ids: datasourceIds[q]! }) });
+    modes.push({ name: `custom_ids (5 of ${DATASOURCES})`, filters: (q) => ({ custom_ids: customIds[q]! }) });
+    modes.push({ name: `datasource_ids (10 of ${DATASOURCES})`, filters: (q) => ({ datasource_ids: datasourceIds[q]! }) });
 
     const texts = seed.queries.map((q) => q.text);
     progress('timing the embedding of the query texts…');
@@ -401,7 +409,11 @@ async function measure(CHUNKS: number): Promise<Summary> {
     );
     log('');
     log(`==== ${CHUNKS.toLocaleString('en')} chunks ====`);
-    log(`corpus: ${CHUNKS.toLocaleString('en')} chunks of ${vectors[0]!.length} dimensions in one public datastore, ${DATASOURCES} datasources (each with a custom_id), ${CLUSTERS} clusters`);
+    log(
+      FILES
+        ? `corpus: issue 19's, ${DATASOURCES} text files x 100 paragraphs of 700-900 characters (${CHUNKS.toLocaleString('en')} chunks, each embedded by the stand-in at ${vectors[0]!.length} dimensions) in one public datastore`
+        : `corpus: ${CHUNKS.toLocaleString('en')} chunks of ${vectors[0]!.length} dimensions in one public datastore, ${DATASOURCES} datasources (each with a custom_id), ${CLUSTERS} clusters`,
+    );
     if (found?.body.datastoreId) log(`corpus reused from the kept database ${keep} (seeded by an earlier run)`);
     else log(`seeded in ${f1(seed.seconds.total)} s (cluster centres ${f1(seed.seconds.centres)} s, bulk insert ${f1(seed.seconds.insert)} s, HNSW build ${f1(seed.seconds.index)} s)`);
     log(`${QUERIES} query texts x ${ROUNDS} rounds per figure, topK ${TOP_K}; service settings: ${serviceEf} (the planner's), hnsw.ef_search = ${HNSW_EF_SEARCH} set by the statement for its scan`);
