@@ -46,8 +46,9 @@ export class CommonWords {
   async get(em: Em): Promise<string[]> {
     if (performance.now() - this.readAt > this.refreshMs && !this.reading) {
       const { sql, params } = commonWordsSql(this.minChunks);
-      // A fork: outside the caller's transaction, which a failed read must not abort.
-      this.reading = rawQuery<{ words: string[] }>(em.fork(), sql, params)
+      // On the caller's connection (in its transaction, if any): the embedded database has one
+      // connection, which a transaction holds until it ends.
+      this.reading = rawQuery<{ words: string[] }>(em, sql, params)
         .then(([row]) => {
           this.words = row?.words ?? [];
           this.readAt = performance.now();
