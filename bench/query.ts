@@ -1,6 +1,7 @@
 /**
  * npm run bench:query — datastore query latency through REST, next to the identical SQL sent by a
- * bare client in the same run; the hybrid statement next to its vector half alone; 10 concurrent
+ * bare client in the same run; the hybrid statement next to its vector half alone and to the
+ * statement before issue 19's h-query stop (bench/query-before.ts); 10 concurrent
  * clients through REST (query-vector cache off, then on) next to the same SQL at that concurrency;
  * recall@10 of the vector search against exact search. Each corpus size runs on a server and
  * database of its own (embedded PGlite unless DATABASE_URL is set: then a fresh database per size
