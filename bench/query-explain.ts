@@ -13,6 +13,7 @@
 import pg from 'pg';
 import { vectorSessionSql } from '../src/db/vector-index.ts';
 import { createEmbedder } from '../src/providers/embeddings.ts';
+import { commonWordsSql } from '../src/retrieval/common-words.ts';
 import { searchSql, type SearchFilters } from '../src/retrieval/retrieval.service.ts';
 import { startOpenAiTestServer } from '../test/support/openai-server.ts';
 import { corpus, filesCorpus } from './corpus.ts';
@@ -43,6 +44,7 @@ const standIn = FILES ? await startOpenAiTestServer({ embeddingDimension: 384 })
 const embedder = standIn
   ? createEmbedder({ openai: { baseUrl: standIn.url, apiKey: 'x' }, embedding: { provider: 'openai', model: 'text-embedding-3-small', dimension: 384, batchSize: 512 } } as never)
   : createEmbedder({ openai: null, embedding: { provider: 'local', model: 'universal-sentence-encoder-lite', dimension: 512, batchSize: 32 } } as never);
+const commonWords: string[] = (await client.query(commonWordsSql().sql, commonWordsSql().params)).rows[0].words;
 const texts = (FILES ? filesCorpus(spec.seed, spec.datasources, 100, spec.queries) : corpus(spec.seed, spec.clusters, spec.queries)).queries.slice(0, QUERIES).map((q) => q.text);
 const vectors = await Promise.all(texts.map((t) => embedder.embedQuery(t)));
 await standIn?.close();
@@ -79,7 +81,7 @@ for (const mode of ['hybrid', 'vector'] as const) {
   const planning: number[] = [];
   const execution: number[] = [];
   for (let q = 0; q < texts.length; q++) {
-    const s = searchSql([ds.id], texts[q]!, vectors[q]!, 10, filtersOf(q));
+    const s = searchSql([ds.id], texts[q]!, vectors[q]!, 10, filtersOf(q), { commonWords });
     let { sql, params } = s;
     if (mode === 'vector') {
       const cut = sql.indexOf('q as (select');
