@@ -216,3 +216,24 @@ export class ChunkGenerator {
     return { cluster: k, text, vector: `${out}]` };
   }
 }
+
+/**
+ * Issue 19's corpus (as bench:ingest's BENCH_CORPUS=files makes it): `files` text files of
+ * `paragraphs` paragraphs of 700-900 characters (one chunk each) from a 25-word vocabulary, and
+ * query texts like bench:memory's.
+ */
+export function filesCorpus(seed: number, files: number, paragraphs: number, queryCount: number): { files: string[][]; queries: { text: string; cluster: number }[] } {
+  const vocabulary = 'policy refund customer order parcel warehouse invoice account password support answer question delivery product price discount warranty repair battery screen keyboard office holiday meeting contract payment'.split(' ');
+  const random = rng(seed);
+  const sentence = () => Array.from({ length: 12 }, () => vocabulary[Math.floor(random() * vocabulary.length)]).join(' ') + '.';
+  const paragraph = (head: string) => {
+    const target = 700 + Math.floor(random() * 201);
+    let p = head;
+    while (p.length < target) p += ` ${sentence()}`;
+    return p.slice(0, p.lastIndexOf(' ', target)) + '.';
+  };
+  const docs = Array.from({ length: files }, (_, d) => Array.from({ length: paragraphs }, (_, p) => paragraph(`Section ${seed}.${d}.${p}.`)));
+  const terms = ['refund policy for a broken screen', 'warranty repair of the keyboard', 'parcel delivery to the warehouse', 'password of the support account', 'discount on the invoice price'];
+  const queries = Array.from({ length: queryCount }, (_, i) => ({ text: `${terms[i % terms.length]} ${i}`, cluster: -1 }));
+  return { files: docs, queries };
+}

@@ -2,7 +2,8 @@
  * The service for bench:query (embedded PGlite in memory unless DATABASE_URL is set), plus a
  * side channel on another port that belongs to the benchmark, not to the app:
  *
- *   POST /seed   {datastoreId, chunks, datasources, clusters, seed}  bulk rows by SQL
+ *   POST /seed   {datastoreId, chunks, datasources, clusters, seed, corpus}  bulk rows by SQL (corpus
+ *                files: issue 19's paragraphs, each embedded by the app's embedder)
  *   POST /existing {chunks, datasources, clusters, queries, seed}  a datastore seeded with that
  *                corpus by an earlier run (kept database), in /seed's answer shape; {} if none
  *   POST /embed  {texts}            the app's own embedder, timed here, one text at a time
@@ -27,7 +28,8 @@ import { start } from '../src/boot.ts';
 import { loadConfig } from '../src/config.ts';
 import { newId } from '../src/ids.ts';
 import { QueryVectors } from '../src/retrieval/query-vectors.ts';
-import { ChunkGenerator, corpus, rng } from './corpus.ts';
+import { ChunkGenerator, corpus, filesCorpus, rng } from './corpus.ts';
+import { vectorLiteral } from '../src/db/vector.type.ts';
 import { corpusName } from './lib.ts';
 
 const running = await start(
@@ -63,6 +65,8 @@ interface SeedInput {
   clusters: number;
   queries: number;
   seed: number;
+  /** clusters (default): synthetic clustered vectors; files: issue 19's corpus, each paragraph embedded by the app's embedder. */
+  corpus?: 'clusters' | 'files';
 }
 
 async function seed(input: SeedInput) {
@@ -73,7 +77,8 @@ async function seed(input: SeedInput) {
     if (!ds) throw new Error(`no datastore ${input.datastoreId}`);
     const organizationId = ds.organization_id as string;
 
-    const datasources = Array.from({ length: input.datasources }, (_, i) => ({ id: newId(), customId: `ext-${String(i).padStart(4, '0')}`, name: `Document ${i}` }));
+    const files = input.corpus === 'files' ? filesCorpus(input.seed, input.datasources, input.chunks / input.datasources, input.queries) : null;
+    const datasources = Array.from({ length: input.datasources }, (_, i) => ({ id: newId(), customId: `ext-${String(i).padStart(4, '0')}`, name: files ? `file ${i}.txt` : `Document ${i}` }));
     await exec(
       `insert into datasources (id, created_at, updated_at, organization_id, datastore_id, type, name, status, config, custom_id, metadata)
        select id, now(), now(), $1, $2, 'text', name, 'synched', '{}'::jsonb, custom_id, '{}'::jsonb
@@ -82,22 +87,30 @@ async function seed(input: SeedInput) {
     );
 
     // Cluster centres: real embeddings of the topic sentences.
-    const { topics, queries } = corpus(input.seed, input.clusters, input.queries);
-    const centres = await embedder.embedDocuments(topics.map((t) => t.join(' ')));
+    const { topics, queries } = files ? { topics: [], queries: files.queries } : corpus(input.seed, input.clusters, input.queries);
+    const centres = files ? [] : await embedder.embedDocuments(topics.map((t) => t.join(' ')));
     const tCentres = performance.now();
 
     // Bulk load without the HNSW index, then build it once: much faster than inserting into it.
     const indexes = (await exec(`select indexname, indexdef from pg_indexes where tablename = 'chunks' and indexdef ilike '%using hnsw%'`)).rows as { indexname: string; indexdef: string }[];
     for (const ix of indexes) await exec(`drop index ${ix.indexname}`);
 
-    const generator = new ChunkGenerator(input.seed, topics, centres, embedder.dimension);
+    const generator = files ? null : new ChunkGenerator(input.seed, topics, centres, embedder.dimension);
+    // The files corpus: file by file, paragraph by paragraph, each embedded by the app's embedder.
+    const paragraphs = files ? files.files.flatMap((doc, d) => doc.map((text, position) => ({ text, d: datasources[d]!, position }))) : [];
     const BATCH = 1000;
     const positions = new Map<string, number>();
     const pickDatasource = rng(input.seed ^ 0xd5);
     for (let start = 0; start < input.chunks; start += BATCH) {
       const n = Math.min(BATCH, input.chunks - start);
-      const rows = Array.from({ length: n }, () => {
-        const c = generator.next();
+      const rows = files
+        ? await (async () => {
+            const slice = paragraphs.slice(start, start + n);
+            const vectors = await embedder.embedDocuments(slice.map((p) => p.text));
+            return slice.map((p, i) => ({ ...p, vector: vectorLiteral(vectors[i]!) }));
+          })()
+        : Array.from({ length: n }, () => {
+        const c = generator!.next();
         const d = datasources[Math.floor(pickDatasource() * datasources.length)]!;
         const position = positions.get(d.id) ?? 0;
         positions.set(d.id, position + 1);
@@ -117,7 +130,7 @@ async function seed(input: SeedInput) {
           rows.map((r) => r.position),
           rows.map((r) => r.text),
           rows.map((r) => r.vector),
-          rows.map((r) => JSON.stringify({ source: `https://docs.example.test/${r.d.customId}` })),
+          rows.map((r) => JSON.stringify(files ? { source: r.d.name } : { source: `https://docs.example.test/${r.d.customId}` })),
         ],
       );
     }
@@ -166,7 +179,7 @@ async function existing(input: Omit<SeedInput, 'datastoreId'>) {
     return {
       datastoreId,
       datasources: datasources.map((d) => ({ id: d.id as string, customId: d.custom_id as string })),
-      queries: corpus(input.seed, input.clusters, input.queries).queries,
+      queries: input.corpus === 'files' ? filesCorpus(input.seed, input.datasources, input.chunks / input.datasources, input.queries).queries : corpus(input.seed, input.clusters, input.queries).queries,
       versions,
       indexes: hnsw.map((i) => i.indexdef),
       seconds: { centres: 0, insert: 0, index: 0, total: 0 },

@@ -1,6 +1,7 @@
 /**
  * npm run bench:query — datastore query latency through REST, next to the identical SQL sent by a
- * bare client in the same run; the hybrid statement next to its vector half alone; 10 concurrent
+ * bare client in the same run; the hybrid statement next to its vector half alone and to the
+ * statement before issue 19's h-query stop (bench/query-before.ts); 10 concurrent
  * clients through REST (query-vector cache off, then on) next to the same SQL at that concurrency;
  * recall@10 of the vector search against exact search. Each corpus size runs on a server and
  * database of its own (embedded PGlite unless DATABASE_URL is set: then a fresh database per size
@@ -9,7 +10,9 @@
  * Targets: hybrid statement p50 <= 2 x its vector half's; (REST p50 - embedding p50, the embedding
  * timed inside those requests) <= 1.5 x raw SQL p50; REST p50 at 10 clients <= 1.5 x raw SQL p50
  * at 10 clients; REST - embedding grows <= 1.5 x from the first size to the last; recall@10 >= 0.95.
- * Env: BENCH_CHUNKS (50000; a comma-separated list measures each size, e.g. "50000,250000"),
+ * Env: BENCH_CORPUS (clusters: the synthetic clustered corpus; files: issue 19's 100 text files x 100
+ *      paragraphs of 700-900 characters, embedded by the endpoint stand-in at 384 dimensions, 10,000 chunks),
+ *      BENCH_CHUNKS (50000, files: 10000; a comma-separated list measures each size, e.g. "50000,250000"),
  *      BENCH_ROUNDS (2 passes over the 50 queries per figure),
  *      BENCH_EMBEDDER (local: the shipped model, as before; endpoint: an OpenAI-compatible stand-in
  *      in a process of its own answering at once, test/support/openai-server.ts's hashed bag of words),
@@ -22,16 +25,23 @@
 import os from 'node:os';
 import pg from 'pg';
 import { HNSW_EF_SEARCH, VECTOR_SEARCH_SETTINGS, vectorSessionSql } from '../src/db/vector-index.ts';
+import { COMMON_WORD_CHUNKS, commonWordsSql } from '../src/retrieval/common-words.ts';
 import { searchSql, type SearchFilters } from '../src/retrieval/retrieval.service.ts';
+import { searchSqlBefore } from './query-before.ts';
 import { rng } from './corpus.ts';
 import { agent, corpusName, describeDatabase, f1, f2, freshDatabase, graphql, keptDatabase, pct, pool, postJson, spawnChild, table } from './lib.ts';
 
-const SIZES = (process.env.BENCH_CHUNKS ?? '50000').split(',').map((x) => Number(x.trim()));
+/** clusters: synthetic clustered vectors (below); files: issue 19's corpus of 100-paragraph text files, embedded by the endpoint stand-in at 384 dimensions. */
+const CORPUS = process.env.BENCH_CORPUS || 'clusters';
+if (CORPUS !== 'clusters' && CORPUS !== 'files') throw new Error('BENCH_CORPUS must be clusters or files');
+const FILES = CORPUS === 'files';
+const SIZES = (process.env.BENCH_CHUNKS ?? (FILES ? '10000' : '50000')).split(',').map((x) => Number(x.trim()));
 if (!SIZES.length || SIZES.some((n) => !Number.isInteger(n) || n < 1000)) throw new Error('BENCH_CHUNKS must be a whole number of at least 1000, or a comma-separated list of them');
-const EMBEDDER = process.env.BENCH_EMBEDDER || 'local';
+const EMBEDDER = process.env.BENCH_EMBEDDER || (FILES ? 'endpoint' : 'local');
+if (FILES && (EMBEDDER !== 'endpoint' || SIZES.some((n) => n % 100))) throw new Error('BENCH_CORPUS=files takes BENCH_EMBEDDER=endpoint and sizes in whole files of 100 paragraphs');
+const DIMENSION = FILES ? '384' : '512';
 if (EMBEDDER !== 'local' && EMBEDDER !== 'endpoint') throw new Error('BENCH_EMBEDDER must be local or endpoint');
-const DATASOURCES = 300;
-const CLUSTERS = 500;
+const CLUSTERS = FILES ? 0 : 500;
 const QUERIES = 50;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const TOP_K = 10;
@@ -54,11 +64,11 @@ if (keep && !adminUrl) throw new Error('BENCH_DATABASE needs DATABASE_URL (the e
 interface Summary {
   chunks: number;
   restLessEmbedding: Map<string, number>;
-  statement: Map<string, { hybrid: number; vector: number }>;
+  statement: Map<string, { hybrid: number; vector: number; before: number }>;
 }
 
-const endpoint = EMBEDDER === 'endpoint' ? await spawnChild('bench/ingest-embedder.ts', { EMBEDDING_DIMENSION: '512', EMBEDDING_DELAY_MS: '0' }) : null;
-const embedderEnv: Record<string, string> = endpoint ? { OPENAI_BASE_URL: endpoint.url, EMBEDDING_MODEL: 'text-embedding-3-small', EMBEDDING_DIMENSION: '512' } : {};
+const endpoint = EMBEDDER === 'endpoint' ? await spawnChild('bench/ingest-embedder.ts', { EMBEDDING_DIMENSION: DIMENSION, EMBEDDING_DELAY_MS: '0' }) : null;
+const embedderEnv: Record<string, string> = endpoint ? { OPENAI_BASE_URL: endpoint.url, EMBEDDING_MODEL: 'text-embedding-3-small', EMBEDDING_DIMENSION: DIMENSION } : {};
 const summaries: Summary[] = [];
 try {
   for (const chunks of SIZES) summaries.push(await measure(chunks));
@@ -88,6 +98,7 @@ async function measure(CHUNKS: number): Promise<Summary> {
   // ---- the server, on a database of its own ----------------------------------------------
 
   const loadAtStart = os.loadavg().map(f2).join(', ');
+  const DATASOURCES = FILES ? CHUNKS / 100 : 300;
   const database = adminUrl ? (keep ? await keptDatabase(adminUrl, `${keep}_${CHUNKS}`) : await freshDatabase(adminUrl, `agentbase_bench_query_${process.pid}_${CHUNKS}`)) : null;
   const server = await spawnChild('bench/query-server.ts', { ...embedderEnv, DATABASE_URL: database ? database.url : '' }, (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean));
   const side = server.lines.SIDE!;
@@ -96,7 +107,7 @@ async function measure(CHUNKS: number): Promise<Summary> {
   let memberKey: string | null = null;
 
   try {
-    const corpusSpec = { chunks: CHUNKS, datasources: DATASOURCES, clusters: CLUSTERS, queries: QUERIES, seed: SEED };
+    const corpusSpec = { chunks: CHUNKS, datasources: DATASOURCES, clusters: CLUSTERS, queries: QUERIES, seed: SEED, corpus: CORPUS };
     // A kept database may hold this corpus already (same BENCH_CHUNKS and generator settings).
     const found = keep ? await postJson(`${side}/existing`, corpusSpec) : null;
     if (found && found.status !== 200) throw new Error(`existing: ${JSON.stringify(found.body)}`);
@@ -152,8 +163,8 @@ async function measure(CHUNKS: number): Promise<Summary> {
     const customIds = seed.queries.map(() => sample(seed.datasources, 5).map((d) => d.customId));
     const datasourceIds = seed.queries.map(() => sample(seed.datasources, 10).map((d) => d.id));
     modes.push({ name: 'unfiltered', filters: () => ({}) });
-    modes.push({ name: 'custom_ids (5 of 300)', filters: (q) => ({ custom_ids: customIds[q]! }) });
-    modes.push({ name: 'datasource_ids (10 of 300)', filters: (q) => ({ datasource_ids: datasourceIds[q]! }) });
+    modes.push({ name: `custom_ids (5 of ${DATASOURCES})`, filters: (q) => ({ custom_ids: customIds[q]! }) });
+    modes.push({ name: `datasource_ids (10 of ${DATASOURCES})`, filters: (q) => ({ datasource_ids: datasourceIds[q]! }) });
 
     const texts = seed.queries.map((q) => q.text);
     progress('timing the embedding of the query texts…');
@@ -211,6 +222,10 @@ async function measure(CHUNKS: number): Promise<Summary> {
       };
     }
 
+    /** The words the service's text half leaves out (common-words.ts), read as the service reads them. */
+    const commonWords: string[] = (await raw([], commonWordsSql().sql, commonWordsSql().params)).rows[0].words;
+    const sqlOf = (q: number, filters: SearchFilters, opts: { efSearch?: number } = {}) => searchSql([datastoreId], texts[q]!, vectors[q]!, TOP_K, filters, { ...opts, commonWords });
+
     /** The app's cache of query vectors: off (every request embeds its text) unless a figure says otherwise. */
     const setCache = async (entries: number) => {
       const r = await postJson(`${side}/cache`, { entries });
@@ -247,7 +262,7 @@ async function measure(CHUNKS: number): Promise<Summary> {
        */
       const one = async (q: number, record: boolean, restFirst: boolean) => {
         const filters = mode.filters(q);
-        const s = searchSql([datastoreId], texts[q]!, vectors[q]!, TOP_K, filters);
+        const s = sqlOf(q, filters);
         let b = restFirst ? null : await raw([], s.sql, s.params);
         const r = await rest(q, filters);
         if (r.status !== 200) throw new Error(`REST ${r.status}: ${JSON.stringify(r.body)}`);
@@ -284,7 +299,7 @@ async function measure(CHUNKS: number): Promise<Summary> {
       let slot = 0;
       await pool(n, CONCURRENCY, async (i) => {
         const q = i % QUERIES;
-        const s = searchSql([datastoreId], texts[q]!, vectors[q]!, TOP_K, mode.filters(q));
+        const s = sqlOf(q, mode.filters(q));
         const client = slot++ % CONCURRENCY;
         l.rawC.push((await raw([], s.sql, s.params, client)).ms);
       });
@@ -295,7 +310,7 @@ async function measure(CHUNKS: number): Promise<Summary> {
 
     /** The service's statement cut after its vector CTE: same expression, filters and limit. */
     const vectorOnly = (q: number, filters: SearchFilters, efSearch?: number) => {
-      const s = searchSql([datastoreId], texts[q]!, vectors[q]!, TOP_K, filters, { efSearch });
+      const s = sqlOf(q, filters, { efSearch });
       const cut = s.sql.indexOf('q as (select');
       if (cut < 0) throw new Error('searchSql changed shape: no q CTE after the vector one to cut at');
       const sql = `${s.sql.slice(0, cut).trimEnd().replace(/,$/, '')}\n    select id::text as id from vec order by r limit ${TOP_K}`;
@@ -322,25 +337,23 @@ async function measure(CHUNKS: number): Promise<Summary> {
      * The whole statement and its vector CTE alone (what the text half, the scoring of the
      * candidates and the reading of the top K add), sequential, taking turns at going first.
      */
-    const statement = new Map<string, { hybrid: number; vector: number }>();
+    const statement = new Map<string, { hybrid: number; vector: number; before: number }>();
     for (const mode of modes) {
       progress(`statement cost: ${mode.name}…`);
       const hybrid: number[] = [];
       const vector: number[] = [];
+      const before: number[] = [];
       for (let r = 0; r < ROUNDS; r++) {
         for (let q = 0; q < QUERIES; q++) {
-          const s = searchSql([datastoreId], texts[q]!, vectors[q]!, TOP_K, mode.filters(q));
+          const s = sqlOf(q, mode.filters(q));
           const v = vectorOnly(q, mode.filters(q));
-          if ((q + r) % 2) {
-            hybrid.push((await raw([], s.sql, s.params)).ms);
-            vector.push((await raw([], v.sql, v.params)).ms);
-          } else {
-            vector.push((await raw([], v.sql, v.params)).ms);
-            hybrid.push((await raw([], s.sql, s.params)).ms);
-          }
+          const b = searchSqlBefore([datastoreId], texts[q]!, vectors[q]!, TOP_K, mode.filters(q));
+          // Each of the three goes first, second and last in turn.
+          const runs = [() => raw([], s.sql, s.params).then((x) => hybrid.push(x.ms)), () => raw([], v.sql, v.params).then((x) => vector.push(x.ms)), () => raw([], b.sql, b.params).then((x) => before.push(x.ms))];
+          for (let i = 0; i < runs.length; i++) await runs[(q + r + i) % runs.length]!();
         }
       }
-      statement.set(mode.name, { hybrid: pct(hybrid, 50), vector: pct(vector, 50) });
+      statement.set(mode.name, { hybrid: pct(hybrid, 50), vector: pct(vector, 50), before: pct(before, 50) });
     }
 
     interface Recall {
@@ -401,7 +414,11 @@ async function measure(CHUNKS: number): Promise<Summary> {
     );
     log('');
     log(`==== ${CHUNKS.toLocaleString('en')} chunks ====`);
-    log(`corpus: ${CHUNKS.toLocaleString('en')} chunks of ${vectors[0]!.length} dimensions in one public datastore, ${DATASOURCES} datasources (each with a custom_id), ${CLUSTERS} clusters`);
+    log(
+      FILES
+        ? `corpus: issue 19's, ${DATASOURCES} text files x 100 paragraphs of 700-900 characters (${CHUNKS.toLocaleString('en')} chunks, each embedded by the stand-in at ${vectors[0]!.length} dimensions) in one public datastore`
+        : `corpus: ${CHUNKS.toLocaleString('en')} chunks of ${vectors[0]!.length} dimensions in one public datastore, ${DATASOURCES} datasources (each with a custom_id), ${CLUSTERS} clusters`,
+    );
     if (found?.body.datastoreId) log(`corpus reused from the kept database ${keep} (seeded by an earlier run)`);
     else log(`seeded in ${f1(seed.seconds.total)} s (cluster centres ${f1(seed.seconds.centres)} s, bulk insert ${f1(seed.seconds.insert)} s, HNSW build ${f1(seed.seconds.index)} s)`);
     log(`${QUERIES} query texts x ${ROUNDS} rounds per figure, topK ${TOP_K}; service settings: ${serviceEf} (the planner's), hnsw.ef_search = ${HNSW_EF_SEARCH} set by the statement for its scan`);
@@ -457,9 +474,11 @@ async function measure(CHUNKS: number): Promise<Summary> {
     }
     log(table(brows));
     log('');
-    log(`Statement cost, sequential, bare client (p50 ms): the service's statement next to its vector half alone (target <= 2)`);
-    const strows: (string | number)[][] = [['filter', 'hybrid', 'vector half', 'ratio', 'target']];
-    for (const [name, st] of statement) strows.push([name, f1(st.hybrid), f1(st.vector), `${f2(st.hybrid / st.vector)}x`, st.hybrid / st.vector <= 2 ? '<=2 ok' : '<=2 MISSED']);
+    log(`Statement cost, sequential, bare client (p50 ms): the service's statement next to its vector half alone (target <= 2),`);
+    log(`and the statement before issue 19's h-query stop (bench/query-before.ts) on the same queries, taking turns`);
+    log(`(text half leaving out ${commonWords.length} common words, in more than ${COMMON_WORD_CHUNKS.toLocaleString('en')} chunks by ANALYZE's statistics)`);
+    const strows: (string | number)[][] = [['filter', 'hybrid', 'vector half', 'ratio', 'target', 'hybrid before', 'before / vector half']];
+    for (const [name, st] of statement) strows.push([name, f1(st.hybrid), f1(st.vector), `${f2(st.hybrid / st.vector)}x`, st.hybrid / st.vector <= 2 ? '<=2 ok' : '<=2 MISSED', f1(st.before), `${f2(st.before / st.vector)}x`]);
     log(table(strows));
     log('');
     log(`Latency, ${CONCURRENCY} concurrent clients (ms; REST includes the embedding; "cached": the app's query-vector cache on, starting empty, 3 requests in 4 repeat a text)`);

@@ -19,6 +19,7 @@ import type { EmbedderRegistry } from '../providers/embedder-registry.ts';
 import { RerankError, type Reranker } from '../providers/rerank.ts';
 import type { DatastoreService } from '../datastores/datastore.service.ts';
 import type { Limits } from '../limits/limits.ts';
+import { CommonWords } from './common-words.ts';
 import { QueryVectors } from './query-vectors.ts';
 
 export interface Fragment {
@@ -83,6 +84,18 @@ const tsqQuote = (lexeme: string) => `'''' || replace(replace(${lexeme}, '\\', '
 const PAIR_WORDS = `(select w from unnest(tsvector_to_array(to_tsvector('english', $6))) w limit 16)`;
 const PAIRS_TSQUERY = `(select string_agg(${tsqQuote('a.w')} || ' & ' || ${tsqQuote('b.w')}, ' | ')::tsquery
                  from ${PAIR_WORDS} a, ${PAIR_WORDS} b where a.w < b.w)`;
+/**
+ * With common words ($11, see common-words.ts): the query's other words, which alone propose the
+ * text half's candidates (all of them, two of them, any of them). Null when none is left.
+ */
+const SEARCH_WORDS = `(select w from unnest(tsvector_to_array(to_tsvector('english', $6))) w where w <> all($11::text[]))`;
+const SEARCH_PAIR_WORDS = `(select w from ${SEARCH_WORDS} s(w) limit 16)`;
+const SEARCH_TSQUERIES = {
+  all: `(select string_agg(${tsqQuote('s.w')}, ' & ')::tsquery from ${SEARCH_WORDS} s(w))`,
+  two: `(select string_agg(${tsqQuote('a.w')} || ' & ' || ${tsqQuote('b.w')}, ' | ')::tsquery
+                 from ${SEARCH_PAIR_WORDS} a, ${SEARCH_PAIR_WORDS} b where a.w < b.w)`,
+  any: `(select string_agg(${tsqQuote('s.w')}, ' | ')::tsquery from ${SEARCH_WORDS} s(w))`,
+};
 /** Fragment.score, in SQL over the candidates' cosine similarity and word coverage. */
 const RELEVANCE = 'least(1, (s.cos + s.words) / 2)';
 
@@ -97,6 +110,8 @@ export class RetrievalService {
     private readonly embedders: EmbedderRegistry | null = null,
     /** Vectors of recent query texts; by default none kept (concurrent identical queries still share one embedding). */
     private readonly queryVectors: QueryVectors = new QueryVectors(0),
+    /** Words too common to propose text candidates (common-words.ts). */
+    private readonly commonWords: CommonWords = new CommonWords(),
   ) {}
 
   /**
@@ -157,9 +172,8 @@ export class RetrievalService {
 
   /** One search per model, merged by score (scores are comparable across searches: see Fragment.score). */
   private async searchGroups(em: Em, groups: Map<Embedder, string[]>, query: string, topK: number, filters: SearchFilters, minScore: number | null, signal?: AbortSignal): Promise<Fragment[]> {
-    const found = await Promise.all(
-      [...groups].map(async ([embedder, ids]) => this.searchByVector(em, ids, query, await this.queryVectors.embed(embedder, query, signal), topK, filters, { minScore })),
-    );
+    const [commonWords, ...vectors] = await Promise.all([this.commonWords.get(em), ...[...groups.keys()].map((embedder) => this.queryVectors.embed(embedder, query, signal))]);
+    const found = await Promise.all([...groups.values()].map((ids, i) => this.searchByVector(em, ids, query, vectors[i]!, topK, filters, { minScore, commonWords })));
     if (found.length === 1) return found[0]!;
     return found.flat().sort((a, b) => b.score - a.score).slice(0, topK);
   }
@@ -181,6 +195,8 @@ export interface SearchOptions {
   mode?: SearchMode;
   /** hnsw.ef_search of the vector search (benchmarks sweep it); HNSW_EF_SEARCH by default. */
   efSearch?: number;
+  /** Lexemes that propose no text candidates (common-words.ts); none by default. */
+  commonWords?: string[];
 }
 
 /**
@@ -206,11 +222,13 @@ export function searchSql(datastoreIds: string[], query: string, vector: number[
   // Hybrid ranks by the relevance itself, so fragments come back in descending score; each half
   // alone (for the evaluation) keeps its own order.
   const rank = mode === 'hybrid' ? RELEVANCE : mode === 'vector' ? 's.cos' : '-s.tr';
+  const common = opts.commonWords?.length ? opts.commonWords : null;
   const sql = `
     with vec as (
-      select id, d, row_number() over (order by d, id) as r
+      select id, d, tsv, row_number() over (order by d, id) as r
       from (
-        select c.id, c.embedding::vector(${dim}) <=> $1::vector(${dim}) as d
+        -- The row is read for its distance anyway: its tsv comes along, for the scoring below.
+        select c.id, c.tsv, c.embedding::vector(${dim}) <=> $1::vector(${dim}) as d
         from chunks c
         where c.dimension = ${dim} and ${filter}
         -- The scan runs with ef_search = efSearch, set when its query vector is computed (just before
@@ -220,35 +238,39 @@ export function searchSql(datastoreIds: string[], query: string, vector: number[
       ) nearest
     ),
     q as (select to_tsquery('english', replace(plainto_tsquery('english', $6)::text, ' & ', ' | ')) as tq,
-                 plainto_tsquery('english', $6) as tq_all,
-                 ${PAIRS_TSQUERY} as tq_two,
+                 ${common ? SEARCH_TSQUERIES.all : `plainto_tsquery('english', $6)`} as tq_all,
+                 ${common ? SEARCH_TSQUERIES.two : PAIRS_TSQUERY} as tq_two,
+                 ${common ? SEARCH_TSQUERIES.any : `to_tsquery('english', replace(plainto_tsquery('english', $6)::text, ' & ', ' | '))`} as tq_any,
                  tsvector_to_array(to_tsvector('english', $6)) as words),
     fts as (
-      select p.id, p.tsv, row_number() over (order by ts_rank_cd(p.tsv, q.tq) desc, p.id) as r
+      select p.id, p.tsv, p.embedding, row_number() over (order by ts_rank_cd(p.tsv, q.tq) desc, p.id) as r
       from (
         -- Ranked among a bounded pool, not among every chunk that shares a word with the query:
         -- chunks with all the query's words, then with two of them, then with one, as the GIN
         -- index yields them, until the pool is full (UNION ALL under a LIMIT stops reading there).
-        (select c.id, c.tsv from chunks c, q where c.tsv @@ q.tq_all and ${filter})
+        (select c.id, c.tsv, c.embedding from chunks c, q where c.tsv @@ q.tq_all and ${filter})
         union all
-        (select c.id, c.tsv from chunks c, q where c.tsv @@ q.tq_two and not c.tsv @@ q.tq_all and ${filter})
+        (select c.id, c.tsv, c.embedding from chunks c, q where c.tsv @@ q.tq_two and not c.tsv @@ q.tq_all and ${filter})
         union all
-        (select c.id, c.tsv from chunks c, q where c.tsv @@ q.tq and not c.tsv @@ q.tq_two and not c.tsv @@ q.tq_all and ${filter})
+        (select c.id, c.tsv, c.embedding from chunks c, q where c.tsv @@ q.tq_any and not c.tsv @@ q.tq_two and not c.tsv @@ q.tq_all and ${filter})
         limit $10
       ) p, q
       order by ts_rank_cd(p.tsv, q.tq) desc, p.id
       limit $8
     ),
+    -- Each candidate arrives with what its scoring needs (the vector half's distance, or the text
+    -- half's row with its vector; the tsv from either): no candidate's row is read a second time.
     candidates as (
-      select coalesce(vec.id, fts.id) as id, vec.d, coalesce(vec.r, 1000000) as vr, coalesce(fts.r, 1000000) as tr
+      select coalesce(vec.id, fts.id) as id, vec.d, fts.embedding, coalesce(vec.tsv, fts.tsv) as tsv,
+             coalesce(vec.r, 1000000) as vr, coalesce(fts.r, 1000000) as tr
       from vec full outer join fts on fts.id = vec.id
     ),
     scored as (
       select f.id, f.vr, f.tr,
-             greatest(0, 1 - coalesce(f.d, c.embedding::vector(${dim}) <=> $1::vector(${dim}))) as cos,
+             greatest(0, 1 - coalesce(f.d, f.embedding::vector(${dim}) <=> $1::vector(${dim}))) as cos,
              -- The query's words in the chunk: its lexemes less those words (ts_delete is a binary search per word).
-             (length(c.tsv) - length(ts_delete(c.tsv, q.words)))::float8 / greatest(cardinality(q.words), 1) as words
-      from candidates f join chunks c on c.id = f.id, q
+             (length(f.tsv) - length(ts_delete(f.tsv, q.words)))::float8 / greatest(cardinality(q.words), 1) as words
+      from candidates f, q
     ),
     ranked as (select s.*, ${RELEVANCE} as relevance, ${rank} as rank from scored s),
     -- The top K before the rows are read for their text: the other candidates never are.
@@ -277,6 +299,7 @@ export function searchSql(datastoreIds: string[], query: string, vector: number[
     mode === 'vector' ? 0 : candidates,
     opts.minScore ?? null,
     mode === 'vector' ? 0 : Math.max(candidates, FTS_POOL),
+    ...(common ? [common] : []),
   ];
   return { sql, params };
 }
