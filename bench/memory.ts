@@ -23,7 +23,8 @@
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:55432/postgres npm run bench:memory
  *     (adds PostgreSQL: each launch gets a fresh database on that server, dropped after)
  *   SETTLE_MS=30000 RUNS=3 CORPUS_FILES=100 (0: no corpus phase) CORPUS_QUERIES=500
- *   RUNS=0: the corpus phase only; BASELINE_REF=<git ref>, or none (no baseline)
+ *   RUNS=0: the corpus phase only; BASELINE_REF=<git ref>, or none (no baseline);
+ *   DATABASES=postgres: PostgreSQL alone (with BENCH_DATABASE_URL)
  */
 import { execFileSync, execSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -42,6 +43,7 @@ const PG_SERVER = process.env.BENCH_DATABASE_URL ?? '';
 const CORPUS_FILES = Number(process.env.CORPUS_FILES ?? 100);
 const CORPUS_QUERIES = Number(process.env.CORPUS_QUERIES ?? 500);
 const BASELINE_REF = process.env.BASELINE_REF ?? 'merge-base';
+const ONLY = process.env.DATABASES ?? 'both';
 
 interface Launch {
   name: string;
@@ -296,7 +298,8 @@ async function main() {
   const withEndpoint = { OPENAI_BASE_URL: endpoint.url, OPENAI_API_KEY: 'bench', EMBEDDING_MODEL: 'bench-embed', EMBEDDING_DIMENSION: '384' };
   const databases: { name: string; env: Record<string, string> }[] = [{ name: 'embedded PGlite + embedding endpoint', env: withEndpoint }];
   if (PG_SERVER) databases.push({ name: 'PostgreSQL + embedding endpoint', env: { ...withEndpoint, DATABASE_URL: PG_SERVER } });
-  const configurations = [databases[0]!, { name: 'embedded PGlite + local model', env: {} }, ...databases.slice(1)];
+  if (ONLY === 'postgres') databases.shift();
+  const configurations = ONLY === 'postgres' ? databases : [databases[0]!, { name: 'embedded PGlite + local model', env: {} }, ...databases.slice(1)];
 
   const now: Launch = { name: `now ${execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim()}${execFileSync('git', ['status', '--porcelain'], { cwd: root, encoding: 'utf8' }).trim() ? '+edits' : ''}`, dir: root };
   const ref = BASELINE_REF === 'merge-base' ? execFileSync('git', ['merge-base', 'HEAD', 'main'], { cwd: root, encoding: 'utf8' }).trim() : BASELINE_REF;
