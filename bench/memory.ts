@@ -27,7 +27,7 @@
  *   DATABASES=postgres: PostgreSQL alone (with BENCH_DATABASE_URL)
  */
 import { execFileSync, execSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -35,6 +35,8 @@ import type { TestApp } from '../test/support/app.ts';
 import { newOrganization } from '../test/support/client.ts';
 import { createDatastore, settled } from '../test/support/ingest.ts';
 import { startOpenAiTestServer } from '../test/support/openai-server.ts';
+import { CORPUS_QUESTIONS, PARAGRAPHS_PER_FILE, paragraphFile } from '../test/support/paragraphs.ts';
+import { statusKb, treeResidentMb, watchPeak } from '../test/support/resident.ts';
 import { root } from './support.ts';
 
 const SETTLE_MS = Number(process.env.SETTLE_MS ?? 30_000);
@@ -70,38 +72,6 @@ function checkout(ref: string): { launch: Launch; remove(): void } {
 
 const kbToMb = (kb: number) => Math.round(kb / 1024);
 
-function statusKb(pid: number, field: string): number {
-  try {
-    return Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
-  } catch {
-    return 0; // the process (a short-lived child) is gone
-  }
-}
-
-/** The process's descendants (children of every thread, recursively). */
-function descendants(pid: number): number[] {
-  const found: number[] = [];
-  let tasks: string[] = [];
-  try {
-    tasks = readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return found;
-  }
-  for (const task of tasks) {
-    let children = '';
-    try {
-      children = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8');
-    } catch {
-      continue;
-    }
-    for (const child of children.split(/\s+/).filter(Boolean).map(Number)) found.push(child, ...descendants(child));
-  }
-  return found;
-}
-
-/** Resident memory of the process and all it has started (worker threads are the process's own). */
-const treeRssMb = (pid: number) => kbToMb([pid, ...descendants(pid)].reduce((sum, p) => sum + statusKb(p, 'VmRSS'), 0));
-
 interface Parts {
   heapMb: number;
   outsideHeapMb: number;
@@ -122,17 +92,10 @@ async function parts(base: string): Promise<(Parts & { rssMb: number }) | null> 
   }
 }
 
-/** Watches a phase: its peak (samples of the whole tree, the kernel's VmHWM of the process between them) and the parts at the highest scrape. */
+/** Watches a phase: its peak (test/support/resident.ts) and the parts at the highest scrape of /metrics. */
 function watch(pid: number, base: string) {
-  let peak = treeRssMb(pid);
+  const peak = watchPeak(pid);
   let top: (Parts & { rssMb: number }) | null = null;
-  let reset = true;
-  try {
-    writeFileSync(`/proc/${pid}/clear_refs`, '5'); // VmHWM from the current RSS on
-  } catch {
-    reset = false;
-  }
-  const sampler = setInterval(() => (peak = Math.max(peak, treeRssMb(pid))), 100);
   let scraping = false;
   const scraper = setInterval(async () => {
     if (scraping) return;
@@ -143,26 +106,10 @@ function watch(pid: number, base: string) {
   }, 1000);
   return {
     stop(): { peakMb: number; parts: Parts | null } {
-      clearInterval(sampler);
       clearInterval(scraper);
-      const children = treeRssMb(pid) - kbToMb(statusKb(pid, 'VmRSS'));
-      return { peakMb: Math.max(peak, reset ? kbToMb(statusKb(pid, 'VmHWM')) + Math.max(0, children) : 0), parts: top };
+      return { peakMb: peak.stop(), parts: top };
     },
   };
-}
-
-/** 100 paragraphs of 700-900 characters (bench/ingest.ts's corpus of files), different for every file. */
-function corpusFile(seed: number): string {
-  let state = seed + 1;
-  const rand = () => (state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
-  const words = 'policy refund customer order parcel warehouse invoice account password support answer question delivery product price discount warranty repair battery screen keyboard office holiday meeting contract payment'.split(' ');
-  const sentence = () => Array.from({ length: 12 }, () => words[Math.floor(rand() * words.length)]).join(' ') + '.';
-  return Array.from({ length: 100 }, (_, p) => {
-    const target = 700 + Math.floor(rand() * 201);
-    let text = `Section ${seed}.${p}.`;
-    while (text.length < target) text += ` ${sentence()}`;
-    return text.slice(0, text.lastIndexOf(' ', target)) + '.';
-  }).join('\n\n');
 }
 
 async function api(base: string, route: string, token: string, body: unknown): Promise<any> {
@@ -201,7 +148,7 @@ async function corpus(pid: number, base: string): Promise<Corpus> {
     const form = new FormData();
     form.set('type', 'file');
     form.set('datastoreId', store);
-    form.set('file', new Blob([corpusFile(i)], { type: 'text/plain' }), `file ${i}.txt`);
+    form.set('file', new Blob([paragraphFile(i)], { type: 'text/plain' }), `file ${i}.txt`);
     const res = await fetch(`${base}/api/datasources`, { method: 'POST', headers: { authorization: `Bearer ${org.apiKey}` }, body: form });
     if (res.status !== 200) throw new Error(`upload answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
     ids.push(((await res.json()) as { id: string }).id);
@@ -210,20 +157,19 @@ async function corpus(pid: number, base: string): Promise<Corpus> {
     const { status } = await settled(app, org.apiKey, id, 3_600_000);
     if (status !== 'synched') throw new Error(`a corpus file ended ${status}`);
   }
-  const chunksPerSec = (CORPUS_FILES * 100) / ((performance.now() - started) / 1000);
+  const chunksPerSec = (CORPUS_FILES * PARAGRAPHS_PER_FILE) / ((performance.now() - started) / 1000);
   const ingest = { ...watching.stop(), chunksPerSec };
 
   watching = watch(pid, base);
   const times: number[] = [];
-  const terms = ['refund policy for a broken screen', 'warranty repair of the keyboard', 'parcel delivery to the warehouse', 'password of the support account', 'discount on the invoice price'];
   await pool(CORPUS_QUERIES, async (i) => {
     const t = performance.now();
-    const answer = await api(base, `/datastores/${store}/query`, org.apiKey, { query: `${terms[i % terms.length]} ${i}`, topK: 4 });
+    const answer = await api(base, `/datastores/${store}/query`, org.apiKey, { query: `${CORPUS_QUESTIONS[i % CORPUS_QUESTIONS.length]} ${i}`, topK: 4 });
     times.push(performance.now() - t);
     if (!JSON.stringify(answer).includes('Section')) throw new Error('a corpus query found nothing');
   });
   const query = { ...watching.stop(), p50Ms: median(times) };
-  return { ingest, query, rssAfterMb: treeRssMb(pid) };
+  return { ingest, query, rssAfterMb: treeResidentMb(pid) };
 }
 
 /** A fresh database on the PostgreSQL server for one launch. */
@@ -277,7 +223,7 @@ async function measure(launch: Launch, env: Record<string, string>, withCorpus =
     });
     const startMs = performance.now() - started;
     await new Promise((r) => setTimeout(r, SETTLE_MS));
-    const atRest = { rssMb: treeRssMb(child.pid!), peakMb: kbToMb(statusKb(child.pid!, 'VmHWM')), startMs, parts: await parts(base) };
+    const atRest = { rssMb: treeResidentMb(child.pid!), peakMb: kbToMb(statusKb(child.pid!, 'VmHWM')), startMs, parts: await parts(base) };
     return { ...atRest, ...(withCorpus ? { corpus: await corpus(child.pid!, base) } : {}) };
   } finally {
     child.kill('SIGKILL');
