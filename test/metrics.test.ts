@@ -248,7 +248,7 @@ describe('GET /metrics after known traffic', () => {
     await Promise.all(scrapes.map((r) => r.text()));
   });
 
-  it('reports the process metrics, and the database pool on PostgreSQL', async () => {
+  it('reports the process metrics, the database pool on PostgreSQL and the embedded database\'s memory on PGlite', async () => {
     const samples = await scrape();
     expect(value(samples, 'process_cpu_seconds_total')).toBeGreaterThan(0);
     expect(value(samples, 'nodejs_heap_size_used_bytes')).toBeGreaterThan(0);
@@ -256,9 +256,14 @@ describe('GET /metrics after known traffic', () => {
       expect(value(samples, 'db_pool_connections', { state: 'max' })).toBe(20);
       expect(value(samples, 'db_pool_connections', { state: 'total' })).toBeGreaterThanOrEqual(1);
       expect(samples.some((s) => s.name === 'db_pool_connections' && s.labels.state === 'waiting')).toBe(true);
+      // The database's memory is the server's, not this process's.
+      expect(samples.some((s) => s.name === 'db_embedded_memory_bytes')).toBe(false);
     } else {
       // PGlite is one in-process connection: no pool to report (docs/operations.md says so).
       expect(samples.some((s) => s.name === 'db_pool_connections')).toBe(false);
+      // Its memory holds at least its shared_buffers (PGLITE_SHARED_BUFFERS_MB, 32 by default) and is part of the process's.
+      expect(value(samples, 'db_embedded_memory_bytes')).toBeGreaterThan(32 * 1024 * 1024);
+      expect(value(samples, 'db_embedded_memory_bytes')).toBeLessThan(value(samples, 'process_resident_memory_bytes'));
     }
   });
 });

@@ -4,6 +4,7 @@
  * same way and none of them has to know about metrics.
  */
 import type { Database } from '../db/orm.ts';
+import { embeddedMemoryBytes } from '../db/pglite-memory.ts';
 import type { DatabaseConfig } from '../config.ts';
 import type { ChatChunk, ChatModel, ChatParams } from '../providers/chat.ts';
 import type { Embedder } from '../providers/embeddings.ts';
@@ -178,9 +179,19 @@ function watchPool(db: Database, database: DatabaseConfig, metrics: Metrics): vo
   });
 }
 
-/** What is read from the database at scrape time: job states and queue depth, the pool. */
+/** The embedded database's WebAssembly memory, the part of the process's memory that is Postgres's. */
+function watchEmbeddedMemory(db: Database, metrics: Metrics): void {
+  const pglite = db.pglite;
+  if (!pglite) return;
+  metrics.gaugeAtScrape({ name: 'db_embedded_memory_bytes', help: "The embedded database's WebAssembly memory in bytes (Postgres's heap and shared_buffers); it grows and never shrinks.", labelNames: [] }, async () => [
+    { labels: {}, value: embeddedMemoryBytes(pglite) },
+  ]);
+}
+
+/** What is read from the database at scrape time: job states and queue depth, the pool, the embedded database's memory. */
 export function watchDatabase(metrics: Metrics | null, parts: { db: Database; database: DatabaseConfig; queue: Queue; queues: readonly string[] }): void {
   if (!metrics) return;
   watchQueue(parts.queue, parts.queues, metrics);
   watchPool(parts.db, parts.database, metrics);
+  watchEmbeddedMemory(parts.db, metrics);
 }
