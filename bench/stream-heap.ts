@@ -22,7 +22,7 @@ const log = (s = '') => process.stdout.write(`${s}\n`);
 const progress = (s: string) => process.stderr.write(`bench:stream-heap: ${s}\n`);
 
 /** POSTs a streamed question and resolves with whether it ended with `data: [DONE]` (and no [ERROR]). */
-function streamOnce(url: string, body: unknown): Promise<boolean> {
+function streamOnce(url: string, body: unknown, retry = true): Promise<boolean> {
   const data = Buffer.from(JSON.stringify(body));
   return new Promise((resolve) => {
     const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'content-length': data.length } }, (res) => {
@@ -32,7 +32,11 @@ function streamOnce(url: string, body: unknown): Promise<boolean> {
       res.on('end', () => resolve(res.statusCode === 200 && text.includes('data: [DONE]') && !text.includes('[ERROR]')));
       res.on('error', () => resolve(false));
     });
-    req.on('error', () => resolve(false));
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      // A kept-alive socket the server closed while idle: send again, once (as bench:stream does).
+      if (retry && req.reusedSocket && err.code === 'ECONNRESET') resolve(streamOnce(url, body, false));
+      else resolve(false);
+    });
     req.end(data);
   });
 }
