@@ -1,5 +1,5 @@
 /**
- * node bench/heap-diff.ts <before.heapsnapshot> <after.heapsnapshot> [rows]
+ * node --import @swc-node/register/esm-register bench/heap-diff.ts <before.heapsnapshot> <after.heapsnapshot> [rows]
  * Compares two V8 heap snapshots (Chrome's JSON format) by constructor: count and self size of
  * each kind of object in both, sorted by the growth of its self size. What grows with the streams
  * served between the two snapshots is what the service keeps per answer.
@@ -35,7 +35,7 @@ export function byConstructor(file: string): Map<string, { count: number; size: 
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const [a, b, rows = '40'] = process.argv.slice(2);
-  if (!a || !b) throw new Error('usage: node bench/heap-diff.ts <before.heapsnapshot> <after.heapsnapshot> [rows]');
+  if (!a || !b) throw new Error('usage: node --import @swc-node/register/esm-register bench/heap-diff.ts <before.heapsnapshot> <after.heapsnapshot> [rows]');
   const before = byConstructor(a);
   const after = byConstructor(b);
   const diff = [...after].map(([key, v]) => {

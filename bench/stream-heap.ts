@@ -8,7 +8,7 @@
  * a flat heap under a growing RSS is the allocator's or V8's sizing.
  *
  * HEAP_SNAPSHOT=1 also writes a heap snapshot after each round into a temporary directory (printed)
- * for `node bench/heap-diff.ts a b`. Embedded PGlite unless DATABASE_URL is set.
+ * for `node --import @swc-node/register/esm-register bench/heap-diff.ts a b`. Embedded PGlite unless DATABASE_URL is set.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import http from 'node:http';
@@ -117,7 +117,7 @@ try {
     ]),
   );
   log(`failed streams: ${failed}`);
-  if (s1.snapshot) log(`snapshots: ${s1.snapshot} ${s5.snapshot} (compare: node bench/heap-diff.ts ${s1.snapshot} ${s5.snapshot})`);
+  if (s1.snapshot) log(`snapshots: ${s1.snapshot} ${s5.snapshot} (compare: node --import @swc-node/register/esm-register bench/heap-diff.ts ${s1.snapshot} ${s5.snapshot})`);
 } finally {
   agent.destroy();
   await app.stop();
