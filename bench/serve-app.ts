@@ -7,6 +7,8 @@ import { loadConfig } from '../src/config.ts';
 
 // Where requests wait (bench/probe.ts), when a benchmark asks for it.
 if (process.env.BENCH_PROBE) await import('./probe.ts');
+// Memory after a full collection, and heap snapshots (bench/heap.ts), when a benchmark asks for them.
+if (process.env.BENCH_HEAP) await import('./heap.ts');
 
 const running = await start(
   loadConfig({

@@ -18,11 +18,14 @@
  *
  * Embedded PGlite unless DATABASE_URL is set (then a fresh database on that server, dropped at
  * the end). Env: BENCH_SAMPLES (200), BENCH_STREAMS (1000), SOAK_STREAMS (200), SOAK_WARMUP_SECONDS (10),
+ * SOAK_REST_SECONDS (30: the app's RSS at rest after the soak, every 5 s),
  * FIRST_TOKEN_DELAY_MS (50), TOKEN_DELAY_MS (5), BENCH_NODE_ARGS (extra node flags for the app,
  * e.g. --cpu-prof).
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import http from 'node:http';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { agent, describeDatabase, f1, f2, freshDatabase, graphql, pct, spawnChild, table } from './lib.ts';
@@ -102,6 +105,7 @@ function stream(url: string, body: unknown, pick: (e: EventSourceMessage) => str
   });
 }
 
+const heapDir = mkdtempSync(path.join(tmpdir(), 'agentbase-soak-'));
 const adminUrl = process.env.DATABASE_URL || '';
 const database = adminUrl ? await freshDatabase(adminUrl, `agentbase_bench_stream_${process.pid}`) : null;
 const model = await spawnChild('bench/openai-serve.ts', {
@@ -118,6 +122,8 @@ const app = await spawnChild(
     RATE_LIMIT_IP_PER_MINUTE: '1000000',
     RATE_LIMIT_VISITOR_PER_MINUTE: '100000',
     DEFAULT_MONTHLY_QUERY_LIMIT: '100000000',
+    // The soak reads the app's heap after a full collection (bench/heap.ts) beside its RSS.
+    BENCH_HEAP: SOAK_SECONDS > 0 ? heapDir : '',
   },
   (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
 );
@@ -282,6 +288,32 @@ function cpuMs(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
 }
 
+interface HeapSample {
+  heapUsed: number;
+  heapTotal: number;
+  external: number;
+  rss: number;
+}
+
+/** The app's memory right after a full collection (bench/heap.ts, on SIGUSR2), in bytes. */
+async function heapAfterGc(pid: number): Promise<HeapSample> {
+  const file = path.join(heapDir, 'memory.jsonl');
+  const lines = () => {
+    try {
+      return readFileSync(file, 'utf8').trim().split('\n').filter(Boolean);
+    } catch {
+      return [];
+    }
+  };
+  const before = lines().length;
+  process.kill(pid, 'SIGUSR2');
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 100));
+    const all = lines();
+    if (all.length > before) return JSON.parse(all.at(-1)!) as HeapSample;
+  }
+}
+
 /** Resident memory of a process, in MiB, from the kernel. */
 function rssMiB(pid: number): number {
   const kb = Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
@@ -299,6 +331,13 @@ function rssMiB(pid: number): number {
  */
 async function soak(appPid: number, run: (query: string) => Promise<StreamResult>) {
   const warmupSeconds = Number(process.env.SOAK_WARMUP_SECONDS ?? 10);
+  // The heap after a full collection at rest before the first stream and after the last one: a
+  // heap that grows is something kept per stream; RSS growing over a flat heap is V8's and the
+  // allocator's sizing. (A collection during the soak would lower the RSS the target compares.)
+  // After 20 streams, so what the first answers load once (LangChain, compiled code) is in both.
+  await Promise.all(Array.from({ length: 20 }, (_, i) => run(`Before the soak ${i}?`)));
+  const heapStart = await heapAfterGc(appPid);
+  let served = 0;
   const samples: { at: number; mib: number }[] = [];
   const t0 = performance.now();
   const sampler = setInterval(() => samples.push({ at: (performance.now() - t0) / 1000, mib: rssMiB(appPid) }), 1000);
@@ -313,6 +352,7 @@ async function soak(appPid: number, run: (query: string) => Promise<StreamResult
       for (let n = 0; performance.now() < until; n++) {
         const r = await run(`Soak ${slot}.${n}?`);
         const counted = performance.now() - t0 >= warmupSeconds * 1000;
+        served++;
         if (r.status === 200 && r.done && !r.error && r.text === REPLY) {
           if (counted) completed++;
           if (counted) firsts.push(r.first);
@@ -333,6 +373,15 @@ async function soak(appPid: number, run: (query: string) => Promise<StreamResult
   const during = samples.filter((s) => s.at > warmupSeconds).map((s) => s.mib);
   await new Promise((r) => setTimeout(r, 2000));
   const rest = rssMiB(appPid);
+  const heapEnd = await heapAfterGc(appPid);
+  // V8 keeps the pages a collection freed for reuse, resident, until a memory-reducing collection,
+  // which its memory reducer starts once the process has been quiet for a while.
+  const restSeconds = Number(process.env.SOAK_REST_SECONDS ?? 30);
+  const restTrace: string[] = [];
+  for (let s = 5; s <= restSeconds; s += 5) {
+    await new Promise((r) => setTimeout(r, 5000));
+    restTrace.push(`${s} s: ${f1(rssMiB(appPid))}`);
+  }
   const change = (end - start) / start;
   log(`bench:stream --soak ${SOAK_SECONDS} — ${describeDatabase()}; ${SOAK_STREAMS} streams open at once, first token after ${FIRST_TOKEN_DELAY_MS} ms, ${TOKEN_DELAY_MS} ms per token; ${warmupSeconds} s warm-up`);
   log(
@@ -342,5 +391,18 @@ async function soak(appPid: number, run: (query: string) => Promise<StreamResult
     ]),
   );
   log(`target: 0 errors: ${errors === 0 ? 'ok' : 'MISSED'}; resident memory under load at the end within 10% of the start: ${Math.abs(change) <= 0.1 ? 'ok' : 'MISSED'} (${change >= 0 ? '+' : ''}${f1(change * 100)}%)`);
+  const mib = (b: number | undefined) => f1((b ?? NaN) / 1048576);
+  const h0 = heapStart;
+  log(
+    table([
+      ['after a full collection', 'heapUsed MiB', 'heapTotal MiB', 'external MiB', 'RSS MiB'],
+      ['at rest before the first stream', mib(h0.heapUsed), mib(h0.heapTotal), mib(h0.external), mib(h0.rss)],
+      ['at rest after the soak', mib(heapEnd.heapUsed), mib(heapEnd.heapTotal), mib(heapEnd.external), mib(heapEnd.rss)],
+    ]),
+  );
+  const trajectory = samples.filter((x, i) => i % 10 === 9).map((x) => `${Math.round(x.at)} s: ${f1(x.mib)}`);
+  log(`app RSS under load, every 10 s from the start (MiB): ${trajectory.join(', ')}`);
+  if (restTrace.length) log(`app RSS at rest, after the soak and the collection above (MiB): ${restTrace.join(', ')}`);
+  log(`heap kept per stream served: ${f2((heapEnd.heapUsed - h0.heapUsed) / served / 1024)} KB (heapUsed after full collections at rest, after - before, over the ${served} streams of the warm-up and the soak)`);
   if (firstError) log(`first failure: ${JSON.stringify(firstError).slice(0, 400)}`);
 }

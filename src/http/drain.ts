@@ -79,31 +79,59 @@ function refuse(req: IncomingMessage, res: ServerResponse) {
 /**
  * Passes `iterator` through until `signal` aborts; then it stops the source (which cancels a
  * model call) and ends with `last()` (a final value, or a throw).
+ *
+ * The signal lives as long as the process, so the stream's hold on it ends with the stream: its
+ * listener is removed once the stream is done, and a `next()` waits on the signal only while it
+ * is in flight. A listener left behind (or a promise raced against the signal's, which collects
+ * one reaction per `next()`) kept every finished stream reachable, with its request, response and
+ * EntityManager: 23 KB of heap per stream, for good (bench:stream-heap).
  */
 function endWhen<T>(iterator: AsyncIterator<T>, signal: AbortSignal, last: () => IteratorResult<T>): AsyncIterableIterator<T> {
   let ended = false;
-  const aborted = new Promise<'aborted'>((resolve) => (signal.aborted ? resolve('aborted') : signal.addEventListener('abort', () => resolve('aborted'), { once: true })));
-  const stopSource = () => void Promise.resolve(iterator.return?.()).catch(() => {});
+  /** Settles the `next()` in flight when the grace ends; null while none waits. */
+  let interrupt: (() => void) | null = null;
+  const onAbort = () => interrupt?.();
+  signal.addEventListener('abort', onAbort, { once: true });
+  const finish = () => {
+    ended = true;
+    interrupt = null;
+    signal.removeEventListener('abort', onAbort);
+  };
+  const stop = (): IteratorResult<T> => {
+    finish();
+    void Promise.resolve(iterator.return?.()).catch(() => {});
+    return last();
+  };
   const wrapped: AsyncIterableIterator<T> = {
     async next() {
       if (ended) return { value: undefined, done: true };
+      if (signal.aborted) return stop();
       const pending = iterator.next();
-      pending.catch(() => {}); // a source failing after it was left is nobody's to report
-      const result = await Promise.race([pending, aborted]);
-      if (result !== 'aborted') return result;
-      ended = true;
-      stopSource();
-      return last();
+      let result: IteratorResult<T> | typeof ABORTED;
+      try {
+        // A source failing after it was left is nobody's to report: its rejection lands here, unread.
+        result = await new Promise<IteratorResult<T> | typeof ABORTED>((resolve, reject) => {
+          interrupt = () => resolve(ABORTED);
+          pending.then(resolve, reject);
+        });
+      } catch (err) {
+        finish();
+        throw err;
+      }
+      interrupt = null;
+      if (result === ABORTED) return stop();
+      if (result.done) finish();
+      return result;
     },
     async return(value?: unknown) {
-      ended = true;
+      finish();
       await iterator.return?.(value);
       return { value: value as T, done: true };
     },
     // graphql-sse ends an operation whose client left only if its iterator has all three methods
     // of a generator (isAsyncGenerator); without `throw` the source ran on after the client left.
     async throw(error?: unknown) {
-      ended = true;
+      finish();
       await iterator.return?.();
       throw error;
     },
@@ -113,3 +141,5 @@ function endWhen<T>(iterator: AsyncIterator<T>, signal: AbortSignal, last: () =>
   };
   return wrapped;
 }
+
+const ABORTED = Symbol('aborted');
