@@ -63,7 +63,9 @@ export async function createTestDatabase(): Promise<{ url: string; drop(): Promi
   const name = `t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
   const admin = new pg.Client({ connectionString: server });
   await admin.connect();
-  await admin.query(`create database "${name}"`);
+  // The run's migrated database (support/pglite-template.ts), when there is one.
+  const template = inject('postgresTemplate');
+  await admin.query(`create database "${name}"${template ? ` template "${template}"` : ''}`);
   await admin.end();
   const url = new URL(server);
   url.pathname = `/${name}`;
