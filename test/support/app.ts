@@ -48,12 +48,12 @@ export async function startTestApp(env: Record<string, string> = {}, opts: { log
   };
 }
 
-let template: Blob | undefined;
-/** The run's migrated embedded database (support/pglite-template.ts), read once per test file. */
+let pgliteDump: Blob | undefined;
+/** The run's migrated embedded database (support/database-template.ts), read once per test file. */
 export function pgliteTemplate(): Blob | undefined {
   const file = inject('pgliteTemplate');
-  if (file && !template) template = new Blob([readFileSync(file)]);
-  return template;
+  if (file && !pgliteDump) pgliteDump = new Blob([readFileSync(file)]);
+  return pgliteDump;
 }
 
 /** A database of its own per test file, so files run in parallel without teardown races. */
@@ -63,9 +63,9 @@ export async function createTestDatabase(): Promise<{ url: string; drop(): Promi
   const name = `t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
   const admin = new pg.Client({ connectionString: server });
   await admin.connect();
-  // The run's migrated database (support/pglite-template.ts), when there is one.
-  const template = inject('postgresTemplate');
-  await admin.query(`create database "${name}"${template ? ` template "${template}"` : ''}`);
+  // The run's migrated database (support/database-template.ts), when there is one.
+  const source = inject('postgresTemplate');
+  await admin.query(`create database "${name}"${source ? ` template "${source}"` : ''}`);
   await admin.end();
   const url = new URL(server);
   url.pathname = `/${name}`;
