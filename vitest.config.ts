@@ -14,5 +14,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     setupFiles: ['test/setup.ts'],
+    // One migrated database per run (PGlite dump, or a PostgreSQL template) that test apps start from.
+    globalSetup: ['test/support/database-template.ts'],
   },
 });

@@ -43,10 +43,10 @@ export interface Running {
  * One bootstrap for the server, the worker and the tests: database (migrated), event bus,
  * queue, providers, services, then the HTTP app (ROLE all|api) and the workers (ROLE all|worker).
  */
-export async function start(config: Config, opts: { logger?: Logger } = {}): Promise<Running> {
+export async function start(config: Config, opts: { logger?: Logger; /** openDatabase's `template` (tests) */ pgliteTemplate?: Blob } = {}): Promise<Running> {
   // Pretty lines for a person at a terminal in development; JSON lines for everything else.
   const logger = opts.logger ?? createLogger(config.logLevel, { pretty: config.logPretty ?? (config.env === 'development' && process.stderr.isTTY === true) });
-  const db = await openDatabase(config.database, { entities });
+  const db = await openDatabase(config.database, { entities, template: opts.pgliteTemplate });
   const cleanups: (() => Promise<void>)[] = [() => db.close()];
   const stop = async () => {
     for (const cleanup of cleanups.splice(0).reverse()) {

@@ -77,6 +77,8 @@ describe(`memory after start-up (${ON_POSTGRES ? 'PostgreSQL' : 'embedded PGlite
     let lowest = Infinity;
     for (let waited = 0; waited < WATCH_MS; waited += 1000) {
       lowest = Math.min(lowest, residentMb(service.child.pid!));
+      // Only the lowest reading is asserted: once one is under the bound, later ones cannot fail it.
+      if (lowest < BOUND_MB) break;
       await new Promise((r) => setTimeout(r, 1000));
     }
     expect(lowest).toBeLessThan(BOUND_MB);

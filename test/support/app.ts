@@ -2,10 +2,11 @@
  * Boots the real service for a test file: the real database (embedded PGlite in memory, or a
  * fresh database on TEST_DATABASE_URL's server), real HTTP on a free port.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { inject } from 'vitest';
 import { start, type Running } from '../../src/boot.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { Logger } from '../../src/logger.ts';
@@ -31,7 +32,7 @@ export async function startTestApp(env: Record<string, string> = {}, opts: { log
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ...env,
   });
-  const running = await start(config, opts);
+  const running = await start(config, { ...opts, pgliteTemplate: config.database.kind === 'pglite' && !config.database.dataDir ? pgliteTemplate() : undefined });
   const url = `http://127.0.0.1:${running.port}`;
   registerRestBase(url, config.restBasePath);
   return {
@@ -47,6 +48,14 @@ export async function startTestApp(env: Record<string, string> = {}, opts: { log
   };
 }
 
+let pgliteDump: Blob | undefined;
+/** The run's migrated embedded database (support/database-template.ts), read once per test file. */
+export function pgliteTemplate(): Blob | undefined {
+  const file = inject('pgliteTemplate');
+  if (file && !pgliteDump) pgliteDump = new Blob([readFileSync(file)]);
+  return pgliteDump;
+}
+
 /** A database of its own per test file, so files run in parallel without teardown races. */
 export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const server = process.env.TEST_DATABASE_URL;
@@ -54,7 +63,9 @@ export async function createTestDatabase(): Promise<{ url: string; drop(): Promi
   const name = `t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
   const admin = new pg.Client({ connectionString: server });
   await admin.connect();
-  await admin.query(`create database "${name}"`);
+  // The run's migrated database (support/database-template.ts), when there is one.
+  const source = inject('postgresTemplate');
+  await admin.query(`create database "${name}"${source ? ` template "${source}"` : ''}`);
   await admin.end();
   const url = new URL(server);
   url.pathname = `/${name}`;

@@ -8,12 +8,14 @@ import pg from 'pg';
 import type { TestApp } from './app.ts';
 
 /**
- * Cases per REST row and per GraphQL mutation: 300 on the embedded database and 100 on
- * PostgreSQL by default, which keeps CI (both suites side by side on two cores) under its time
- * budget; FUZZ_RUNS=1000 (about 7 minutes on PGlite on a quiet 2-core machine) or more for a
- * longer hunt.
+ * Cases per REST row and per GraphQL mutation: 1,000 on the embedded database (issue 16's
+ * count) and 100 on PostgreSQL by default. CI runs the PostgreSQL suite beside the PGlite one on
+ * the same two cores, and fuzz cases are all CPU: 1,000 there too would slow the PGlite suite,
+ * CI's long pole, by as much again. The cases check the same service code on both; what differs
+ * on PostgreSQL (the database's own answers and errors) the hundred cases and the rest of that
+ * suite cover. FUZZ_RUNS=1000 on PostgreSQL, or 20000 on either, for a longer hunt.
  */
-export const FUZZ_RUNS = Number(process.env.FUZZ_RUNS) || (process.env.TEST_DATABASE_URL ? 100 : 300);
+export const FUZZ_RUNS = Number(process.env.FUZZ_RUNS) || (process.env.TEST_DATABASE_URL ? 100 : 1000);
 /** Replays a run (the seed of every run is printed). */
 export const FUZZ_SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Date.now() ^ (Math.random() * 0x7fffffff);
 
