@@ -10,11 +10,12 @@
  * HEAP_SNAPSHOT=1 also writes a heap snapshot after each round into a temporary directory (printed)
  * for `node --import @swc-node/register/esm-register bench/heap-diff.ts a b`. Embedded PGlite unless DATABASE_URL is set.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { agent, describeDatabase, f1, f2, freshDatabase, graphql, pool, spawnChild, table } from './lib.ts';
+import { heapAfterGc } from './heap-sample.ts';
 
 const N = Number(process.env.HEAP_STREAMS ?? 1000);
 const CONCURRENCY = Number(process.env.HEAP_CONCURRENCY ?? 50);
@@ -64,24 +65,8 @@ interface Sample {
   rss: number;
   snapshot: string | null;
 }
-/** Asks the service for its memory after a full collection (bench/heap.ts) and waits for the line. */
-async function sample(): Promise<Sample> {
-  const file = path.join(dir, 'memory.jsonl');
-  const lines = () => {
-    try {
-      return readFileSync(file, 'utf8').trim().split('\n').filter(Boolean);
-    } catch {
-      return [];
-    }
-  };
-  const before = lines().length;
-  app.child.kill('SIGUSR2');
-  for (;;) {
-    await new Promise((r) => setTimeout(r, 200));
-    const all = lines();
-    if (all.length > before) return JSON.parse(all[all.length - 1]!) as Sample;
-  }
-}
+/** The service's memory after a full collection (bench/heap.ts). */
+const sample = () => heapAfterGc<Sample>(dir, app.child.pid!);
 
 let failed = 0;
 try {

@@ -29,6 +29,7 @@ import path from 'node:path';
 import http from 'node:http';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { agent, describeDatabase, f1, f2, freshDatabase, graphql, pct, spawnChild, table } from './lib.ts';
+import { heapAfterGc as heapSample } from './heap-sample.ts';
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 1000);
@@ -296,23 +297,7 @@ interface HeapSample {
 }
 
 /** The app's memory right after a full collection (bench/heap.ts, on SIGUSR2), in bytes. */
-async function heapAfterGc(pid: number): Promise<HeapSample> {
-  const file = path.join(heapDir, 'memory.jsonl');
-  const lines = () => {
-    try {
-      return readFileSync(file, 'utf8').trim().split('\n').filter(Boolean);
-    } catch {
-      return [];
-    }
-  };
-  const before = lines().length;
-  process.kill(pid, 'SIGUSR2');
-  for (;;) {
-    await new Promise((r) => setTimeout(r, 100));
-    const all = lines();
-    if (all.length > before) return JSON.parse(all.at(-1)!) as HeapSample;
-  }
-}
+const heapAfterGc = (pid: number) => heapSample<HeapSample>(heapDir, pid);
 
 /** Resident memory of a process, in MiB, from the kernel. */
 function rssMiB(pid: number): number {
