@@ -66,7 +66,9 @@ interface Sample {
   snapshot: string | null;
 }
 /** The service's memory after a full collection (bench/heap.ts). */
-const sample = () => heapAfterGc<Sample>(dir, app.child.pid!);
+function sample(): Promise<Sample> {
+  return heapAfterGc<Sample>(dir, app.child.pid!);
+}
 
 let failed = 0;
 try {

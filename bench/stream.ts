@@ -297,7 +297,9 @@ interface HeapSample {
 }
 
 /** The app's memory right after a full collection (bench/heap.ts, on SIGUSR2), in bytes. */
-const heapAfterGc = (pid: number) => heapSample<HeapSample>(heapDir, pid);
+function heapAfterGc(pid: number): Promise<HeapSample> {
+  return heapSample<HeapSample>(heapDir, pid);
+}
 
 /** Resident memory of a process, in MiB, from the kernel. */
 function rssMiB(pid: number): number {
