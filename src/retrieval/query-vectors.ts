@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { SharedLoads } from '../cache.ts';
 import { abortable, type Embedder } from '../providers/embeddings.ts';
 
 /**
@@ -13,7 +14,7 @@ import { abortable, type Embedder } from '../providers/embeddings.ts';
  */
 export class QueryVectors {
   private readonly cache: LRUCache<string, Float32Array> | null;
-  private readonly inFlight = new Map<string, Promise<number[]>>();
+  private readonly inFlight = new SharedLoads<string, number[]>();
 
   /** `maxEntries` 0: no cache (concurrent requests for one text still share an embedding). */
   constructor(maxEntries: number) {
@@ -27,23 +28,13 @@ export class QueryVectors {
     const cached = this.cache?.get(key);
     // Float32 holds what the query sends: the SQL writes the vector as 4-byte floats (vectorLiteral).
     if (cached) return Array.from(cached);
-    let shared = this.inFlight.get(key);
-    if (!shared) {
-      // Run without the caller's signal: another caller may be waiting for the same vector. The
-      // embedder's own deadline bounds it; an aborted caller is released at once below.
-      shared = embedder.embedQuery(text).then(
-        (vector) => {
-          this.inFlight.delete(key);
-          this.cache?.set(key, Float32Array.from(vector));
-          return vector;
-        },
-        (err: unknown) => {
-          this.inFlight.delete(key);
-          throw err;
-        },
-      );
-      this.inFlight.set(key, shared);
-    }
+    // Run without the caller's signal: another caller may be waiting for the same vector. The
+    // embedder's own deadline bounds it; an aborted caller is released at once below.
+    const shared = this.inFlight.run(key, async () => {
+      const vector = await embedder.embedQuery(text);
+      this.cache?.set(key, Float32Array.from(vector));
+      return vector;
+    });
     return signal ? abortable(shared, signal) : shared;
   }
 }
