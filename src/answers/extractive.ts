@@ -39,7 +39,7 @@ const MAX_ANSWER_CHARS = 450;
 
 const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
 
-export interface Sentence {
+interface Sentence {
   text: string;
   /** The innermost heading above the sentence in its fragment (chunks start with theirs). */
   heading: string | null;
@@ -91,7 +91,7 @@ export async function extractiveAnswer(question: string, fragments: Fragment[], 
   const ranked = await rankSentences(question, fragments, embedder, signal, opts.relevantScore);
   if (!ranked) return NOTHING_FOUND_ANSWER;
   const { sentences, candidates, scores, order, relevant } = ranked;
-  if (opts.bySentence !== false && ranked.relevance[order[0]!]! < SENTENCE_RELEVANCE) return NOTHING_FOUND_ANSWER;
+  if (opts.bySentence !== false && ranked.bestRelevance < SENTENCE_RELEVANCE) return NOTHING_FOUND_ANSWER;
 
   const best = candidates[order[0]!]!;
   let first = best.text;
@@ -110,21 +110,21 @@ export async function extractiveAnswer(question: string, fragments: Fragment[], 
   return `${lines.join('\n\n')}\n\n${QUOTE_NOTE}`;
 }
 
-export interface RankedSentences {
+interface RankedSentences {
   /** The fragments relevant enough to quote (score >= RELEVANT_SCORE), in retrieval order. */
   relevant: Fragment[];
   /** Every sentence of those fragments; `candidates` are the first MAX_SENTENCES of them. */
   sentences: Sentence[];
   candidates: Sentence[];
   scores: number[];
-  /** Each candidate's relevance to the question in [0, 1]: (cosine + share of the question's words) / 2. */
-  relevance: number[];
   /** Indexes into `candidates`, best first. */
   order: number[];
+  /** The best candidate's relevance to the question in [0, 1]: (cosine + share of the question's words) / 2. */
+  bestRelevance: number;
 }
 
 /** The relevant fragments' sentences scored against the question; null when there is nothing to quote. */
-export async function rankSentences(question: string, fragments: Fragment[], embedder: Embedder, signal?: AbortSignal, relevantScore = RELEVANT_SCORE): Promise<RankedSentences | null> {
+async function rankSentences(question: string, fragments: Fragment[], embedder: Embedder, signal?: AbortSignal, relevantScore = RELEVANT_SCORE): Promise<RankedSentences | null> {
   const relevant = fragments.filter((f) => f.score >= relevantScore);
   if (!relevant.length) return null;
 
@@ -142,15 +142,14 @@ export async function rankSentences(question: string, fragments: Fragment[], emb
     const shared = [...asked].filter((w) => words.has(w)).length / Math.max(asked.size, 1);
     return dot(q!, vectors[i]!) + shared;
   });
-  const relevance = raw.map((r) => Math.min(1, Math.max(0, r / 2)));
   // The fragment's own score breaks near-ties in favour of the better fragment.
   const scores = candidates.map((s, i) => raw[i]! + 0.1 * relevant[s.fragment]!.score);
   const order = candidates.map((_, i) => i).sort((a, b) => scores[b]! - scores[a]!);
-  return { relevant, sentences, candidates, scores, relevance, order };
+  return { relevant, sentences, candidates, scores, order, bestRelevance: Math.min(1, Math.max(0, raw[order[0]!]! / 2)) };
 }
 
 /** A sentence is read with its heading: "Keep warm" tells what "30 minutes" is about. */
-export function inContext(s: { text: string; heading: string | null }): string {
+function inContext(s: { text: string; heading: string | null }): string {
   return s.heading ? `${s.heading}: ${s.text}` : s.text;
 }
 
