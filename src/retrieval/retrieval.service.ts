@@ -74,28 +74,35 @@ function textQueryOf(query: string): string {
   const words = query.split(/\s+/).filter(Boolean);
   return words.length <= TEXT_QUERY_WORDS ? query : words.slice(0, TEXT_QUERY_WORDS).join(' ');
 }
-/**
- * The query's words two by two, OR-ed ("a & b | a & c | b & c"): chunks with at least two of them.
- * Null for fewer than two words (the tier then matches nothing). The lexemes come stemmed from
- * to_tsvector and are quoted for tsquery's input syntax (quotes and backslashes doubled). Pairs of
- * the first 16 words at most (120 pairs): a 10,000-character query would otherwise make millions.
- */
+/** A lexeme (stemmed by to_tsvector) quoted for tsquery's input syntax: quotes and backslashes doubled. */
 const tsqQuote = (lexeme: string) => `'''' || replace(replace(${lexeme}, '\\', '\\\\'), '''', '''''') || ''''`;
-const PAIR_WORDS = `(select w from unnest(tsvector_to_array(to_tsvector('english', $6))) w limit 16)`;
-const PAIRS_TSQUERY = `(select string_agg(${tsqQuote('a.w')} || ' & ' || ${tsqQuote('b.w')}, ' | ')::tsquery
-                 from ${PAIR_WORDS} a, ${PAIR_WORDS} b where a.w < b.w)`;
 /**
- * With common words ($11, see common-words.ts): the query's other words, which alone propose the
- * text half's candidates (all of them, two of them, any of them). Null when none is left.
+ * The query's distinct lexemes; with common words ($11, see common-words.ts) those left out, so
+ * that only the query's other words propose the text half's candidates.
  */
-const SEARCH_WORDS = `(select w from unnest(tsvector_to_array(to_tsvector('english', $6))) w where w <> all($11::text[]))`;
-const SEARCH_PAIR_WORDS = `(select w from ${SEARCH_WORDS} s(w) limit 16)`;
-const SEARCH_TSQUERIES = {
-  all: `(select string_agg(${tsqQuote('s.w')}, ' & ')::tsquery from ${SEARCH_WORDS} s(w))`,
-  two: `(select string_agg(${tsqQuote('a.w')} || ' & ' || ${tsqQuote('b.w')}, ' | ')::tsquery
-                 from ${SEARCH_PAIR_WORDS} a, ${SEARCH_PAIR_WORDS} b where a.w < b.w)`,
-  any: `(select string_agg(${tsqQuote('s.w')}, ' | ')::tsquery from ${SEARCH_WORDS} s(w))`,
+const queryWords = (withoutCommon: boolean) =>
+  `(select w from unnest(tsvector_to_array(to_tsvector('english', $6))) w${withoutCommon ? ' where w <> all($11::text[])' : ''})`;
+/**
+ * The words two by two, OR-ed ("a & b | a & c | b & c"): chunks with at least two of them. Null
+ * for fewer than two words (the tier then matches nothing). Pairs of the first 16 words at most
+ * (120 pairs): a 10,000-character query would otherwise make millions.
+ */
+const pairsTsquery = (words: string) => {
+  const first16 = `(select w from ${words} s(w) limit 16)`;
+  return `(select string_agg(${tsqQuote('a.w')} || ' & ' || ${tsqQuote('b.w')}, ' | ')::tsquery
+                 from ${first16} a, ${first16} b where a.w < b.w)`;
 };
+/** Any of the query's words (the text half's ranking, and its widest tier). */
+const ANY_TSQUERY = `to_tsquery('english', replace(plainto_tsquery('english', $6)::text, ' & ', ' | '))`;
+/** The text half's tiers: all of the words, two of them, any of them. Null where no word is left. */
+function tierTsqueries(withoutCommon: boolean): { all: string; two: string; any: string } {
+  const words = queryWords(withoutCommon);
+  const joined = (op: string) => `(select string_agg(${tsqQuote('s.w')}, ' ${op} ')::tsquery from ${words} s(w))`;
+  return withoutCommon
+    ? { all: joined('&'), two: pairsTsquery(words), any: joined('|') }
+    : { all: `plainto_tsquery('english', $6)`, two: pairsTsquery(words), any: ANY_TSQUERY };
+}
+const TIERS = { plain: tierTsqueries(false), withoutCommon: tierTsqueries(true) };
 /** Fragment.score, in SQL over the candidates' cosine similarity and word coverage. */
 const RELEVANCE = 'least(1, (s.cos + s.words) / 2)';
 
@@ -223,6 +230,7 @@ export function searchSql(datastoreIds: string[], query: string, vector: number[
   // alone (for the evaluation) keeps its own order.
   const rank = mode === 'hybrid' ? RELEVANCE : mode === 'vector' ? 's.cos' : '-s.tr';
   const common = opts.commonWords?.length ? opts.commonWords : null;
+  const tiers = common ? TIERS.withoutCommon : TIERS.plain;
   const sql = `
     with vec as (
       select id, d, tsv, row_number() over (order by d, id) as r
@@ -237,10 +245,10 @@ export function searchSql(datastoreIds: string[], query: string, vector: number[
         limit $5
       ) nearest
     ),
-    q as (select to_tsquery('english', replace(plainto_tsquery('english', $6)::text, ' & ', ' | ')) as tq,
-                 ${common ? SEARCH_TSQUERIES.all : `plainto_tsquery('english', $6)`} as tq_all,
-                 ${common ? SEARCH_TSQUERIES.two : PAIRS_TSQUERY} as tq_two,
-                 ${common ? SEARCH_TSQUERIES.any : `to_tsquery('english', replace(plainto_tsquery('english', $6)::text, ' & ', ' | '))`} as tq_any,
+    q as (select ${ANY_TSQUERY} as tq,
+                 ${tiers.all} as tq_all,
+                 ${tiers.two} as tq_two,
+                 ${tiers.any} as tq_any,
                  tsvector_to_array(to_tsvector('english', $6)) as words),
     fts as (
       select p.id, p.tsv, p.embedding, row_number() over (order by ts_rank_cd(p.tsv, q.tq) desc, p.id) as r
