@@ -5,12 +5,12 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { inject } from 'vitest';
 import { start, type Running } from '../../src/boot.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { Logger } from '../../src/logger.ts';
 import { registerRestBase } from './openapi-check.ts';
+import { adminQuery, databaseUrl } from './pg-admin.ts';
 
 export interface TestApp extends Running {
   url: string;
@@ -61,21 +61,8 @@ export async function createTestDatabase(): Promise<{ url: string; drop(): Promi
   const server = process.env.TEST_DATABASE_URL;
   if (!server) return { url: 'pglite://memory', drop: async () => {} };
   const name = `t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
-  const admin = new pg.Client({ connectionString: server });
-  await admin.connect();
   // The run's migrated database (support/database-template.ts), when there is one.
   const source = inject('postgresTemplate');
-  await admin.query(`create database "${name}"${source ? ` template "${source}"` : ''}`);
-  await admin.end();
-  const url = new URL(server);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: server });
-      await c.connect();
-      await c.query(`drop database if exists "${name}" with (force)`);
-      await c.end();
-    },
-  };
+  await adminQuery(server, `create database "${name}"${source ? ` template "${source}"` : ''}`);
+  return { url: databaseUrl(server, name), drop: () => adminQuery(server, `drop database if exists "${name}" with (force)`) };
 }

@@ -13,10 +13,10 @@ import { randomBytes } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { openDatabase } from '../../src/db/orm.ts';
 import { entities } from '../../src/entities.ts';
+import { adminQuery, databaseUrl } from './pg-admin.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -35,10 +35,8 @@ export default async function setup(project: TestProject) {
     // The same on PostgreSQL: `create database … template` copies the migrated one.
     const name = `t_template_${process.pid}_${randomBytes(4).toString('hex')}`;
     await adminQuery(server, `create database "${name}"`);
-    const url = new URL(server);
-    url.pathname = `/${name}`;
     try {
-      const db = await openDatabase({ kind: 'postgres', url: url.toString() }, { entities });
+      const db = await openDatabase({ kind: 'postgres', url: databaseUrl(server, name) }, { entities });
       await db.close();
     } catch (err) {
       await adminQuery(server, `drop database if exists "${name}" with (force)`);
@@ -59,14 +57,4 @@ export default async function setup(project: TestProject) {
   }
   project.provide('pgliteTemplate', file);
   return () => rmSync(file, { force: true });
-}
-
-async function adminQuery(server: string, text: string) {
-  const admin = new pg.Client({ connectionString: server });
-  await admin.connect();
-  try {
-    await admin.query(text);
-  } finally {
-    await admin.end();
-  }
 }
