@@ -30,13 +30,13 @@ import { execFileSync, execSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import type { TestApp } from '../test/support/app.ts';
 import { newOrganization } from '../test/support/client.ts';
 import { createDatastore, settled } from '../test/support/ingest.ts';
 import { startOpenAiTestServer } from '../test/support/openai-server.ts';
 import { CORPUS_QUESTIONS, PARAGRAPHS_PER_FILE, paragraphFile } from '../test/support/paragraphs.ts';
 import { statusKb, treeResidentMb, watchPeak } from '../test/support/resident.ts';
+import { freshDatabase, pct, pool } from './lib.ts';
 import { root } from './support.ts';
 
 const SETTLE_MS = Number(process.env.SETTLE_MS ?? 30_000);
@@ -130,11 +130,6 @@ interface Corpus {
   rssAfterMb: number;
 }
 
-const pool = async (count: number, job: (i: number) => Promise<void>) => {
-  let next = 0;
-  await Promise.all(Array.from({ length: 4 }, async () => { while (next < count) await job(next++); }));
-};
-
 /** Uploads the corpus, waits for every file to be synched, queries it; the peak of each phase. */
 async function corpus(pid: number, base: string): Promise<Corpus> {
   const org = await newOrganization(base, 'Bench memory');
@@ -144,7 +139,7 @@ async function corpus(pid: number, base: string): Promise<Corpus> {
   let watching = watch(pid, base);
   const started = performance.now();
   const ids: string[] = [];
-  await pool(CORPUS_FILES, async (i) => {
+  await pool(CORPUS_FILES, 4, async (i) => {
     const form = new FormData();
     form.set('type', 'file');
     form.set('datastoreId', store);
@@ -162,32 +157,14 @@ async function corpus(pid: number, base: string): Promise<Corpus> {
 
   watching = watch(pid, base);
   const times: number[] = [];
-  await pool(CORPUS_QUERIES, async (i) => {
+  await pool(CORPUS_QUERIES, 4, async (i) => {
     const t = performance.now();
     const answer = await api(base, `/datastores/${store}/query`, org.apiKey, { query: `${CORPUS_QUESTIONS[i % CORPUS_QUESTIONS.length]} ${i}`, topK: 4 });
     times.push(performance.now() - t);
     if (!JSON.stringify(answer).includes('Section')) throw new Error('a corpus query found nothing');
   });
-  const query = { ...watching.stop(), p50Ms: median(times) };
+  const query = { ...watching.stop(), p50Ms: pct(times, 50) };
   return { ingest, query, rssAfterMb: treeResidentMb(pid) };
-}
-
-/** A fresh database on the PostgreSQL server for one launch. */
-async function scratchDatabase(server: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `bench_memory_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
-  const admin = async (sql: string) => {
-    const client = new pg.Client({ connectionString: server });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`create database "${name}"`);
-  const url = new URL(server);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => admin(`drop database if exists "${name}" with (force)`) };
 }
 
 interface Sample {
@@ -200,7 +177,7 @@ interface Sample {
 
 async function measure(launch: Launch, env: Record<string, string>, withCorpus = false): Promise<Sample> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-memory-'));
-  const database = env.DATABASE_URL ? await scratchDatabase(env.DATABASE_URL) : null;
+  const database = env.DATABASE_URL ? await freshDatabase(env.DATABASE_URL, `bench_memory_${process.pid}_${Math.random().toString(36).slice(2, 8)}`) : null;
   const started = performance.now();
   const child = spawn(process.execPath, startArgs(launch.dir), {
     cwd: launch.dir,
@@ -233,7 +210,6 @@ async function measure(launch: Launch, env: Record<string, string>, withCorpus =
   }
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
 const out = (line: string) => process.stdout.write(`${line}\n`);
 const partsText = (p: Parts | null) => (p ? `${p.heapMb}/${p.outsideHeapMb}/${p.wasmMb ?? '-'}` : '-');
@@ -261,7 +237,7 @@ async function main() {
         const samples: Sample[] = [];
         for (let i = 0; i < RUNS; i++) samples.push(await measure(launch, configuration.env));
         const mid = [...samples].sort((a, b) => a.rssMb - b.rssMb)[Math.floor(samples.length / 2)]!;
-        out(`${configuration.name.padEnd(38)} ${launch.name.padEnd(22)} ${String(mid.rssMb).padStart(7)} ${String(median(samples.map((s) => s.peakMb))).padStart(8)} ${(median(samples.map((s) => s.startMs)) / 1000).toFixed(1).padStart(8)}  ${partsText(mid.parts)}  (load ${loadavg()[0]!.toFixed(2)})`);
+        out(`${configuration.name.padEnd(38)} ${launch.name.padEnd(22)} ${String(mid.rssMb).padStart(7)} ${String(pct(samples.map((s) => s.peakMb), 50)).padStart(8)} ${(pct(samples.map((s) => s.startMs), 50) / 1000).toFixed(1).padStart(8)}  ${partsText(mid.parts)}  (load ${loadavg()[0]!.toFixed(2)})`);
       }
     }
     if (CORPUS_FILES > 0) {
