@@ -57,6 +57,9 @@ export function spawnChild(script: string, env: Record<string, string> = {}, nod
 }
 
 /** Keep-alive sockets without a cap, like a load generator's. */
+/** The service's limits lifted for a load bench: the streams all come from one address and one organization. */
+export const LIMITS_OFF = { RATE_LIMIT_IP_PER_MINUTE: '1000000', RATE_LIMIT_VISITOR_PER_MINUTE: '100000', DEFAULT_MONTHLY_QUERY_LIMIT: '100000000' } as const;
+
 export const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
 
 export interface JsonResponse<T = any> {

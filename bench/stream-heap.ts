@@ -14,7 +14,7 @@ import { mkdtempSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { agent, describeDatabase, f1, f2, freshDatabase, graphql, pool, spawnChild, table } from './lib.ts';
+import { LIMITS_OFF, agent, describeDatabase, f1, f2, freshDatabase, graphql, pool, spawnChild, table } from './lib.ts';
 import { heapAfterGc } from './heap-sample.ts';
 
 const N = Number(process.env.HEAP_STREAMS ?? 1000);
@@ -50,9 +50,7 @@ const app = await spawnChild('bench/serve-app.ts', {
   DATABASE_URL: database?.url ?? '',
   OPENAI_BASE_URL: model.url,
   OPENAI_API_KEY: 'bench',
-  RATE_LIMIT_IP_PER_MINUTE: '1000000',
-  RATE_LIMIT_VISITOR_PER_MINUTE: '100000',
-  DEFAULT_MONTHLY_QUERY_LIMIT: '100000000',
+  ...LIMITS_OFF,
   BENCH_HEAP: dir,
   BENCH_HEAP_SNAPSHOT: process.env.HEAP_SNAPSHOT === '1' ? '1' : '',
   BENCH_HEAP_SMAPS: process.env.HEAP_SMAPS === '1' ? '1' : '',

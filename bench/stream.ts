@@ -28,8 +28,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import http from 'node:http';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { agent, describeDatabase, f1, f2, freshDatabase, graphql, pct, spawnChild, table } from './lib.ts';
+import { LIMITS_OFF, agent, describeDatabase, f1, f2, freshDatabase, graphql, pct, spawnChild, table } from './lib.ts';
 import { heapAfterGc as heapSample } from './heap-sample.ts';
+import { statusKb } from '../test/support/resident.ts';
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 1000);
@@ -120,9 +121,7 @@ const app = await spawnChild(
     DATABASE_URL: database?.url ?? '',
     OPENAI_BASE_URL: model.url,
     OPENAI_API_KEY: 'bench',
-    RATE_LIMIT_IP_PER_MINUTE: '1000000',
-    RATE_LIMIT_VISITOR_PER_MINUTE: '100000',
-    DEFAULT_MONTHLY_QUERY_LIMIT: '100000000',
+    ...LIMITS_OFF,
     // The soak reads the app's heap after a full collection (bench/heap.ts) beside its RSS.
     BENCH_HEAP: SOAK_SECONDS > 0 ? heapDir : '',
   },
@@ -303,8 +302,7 @@ function heapAfterGc(pid: number): Promise<HeapSample> {
 
 /** Resident memory of a process, in MiB, from the kernel. */
 function rssMiB(pid: number): number {
-  const kb = Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
-  return kb / 1024;
+  return statusKb(pid, 'VmRSS') / 1024;
 }
 
 /**
