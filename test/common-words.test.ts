@@ -1,6 +1,6 @@
 /**
- * Words found in most chunks propose no text candidates (src/retrieval/common-words.ts): the list
- * comes from ANALYZE's statistics of the chunks table, and a search given it still finds a chunk by
+ * Words found in most chunks propose no text candidates (src/retrieval/common-words.ts, read by
+ * chunk-stats.ts with each dimension's chunk count): the list comes from ANALYZE's statistics of the chunks table, and a search given it still finds a chunk by
  * its rarer words, still returns topK fragments when every word of the query is common (the vector
  * half proposes them), and scores each fragment exactly as without the list. The service's threshold
  * is 5,000 chunks; here the same code runs with 40 on a table of 300.
@@ -8,7 +8,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawQuery } from '../src/db/raw.ts';
 import { newId } from '../src/ids.ts';
-import { CommonWords, commonWordsSql } from '../src/retrieval/common-words.ts';
+import { ChunkStats } from '../src/retrieval/chunk-stats.ts';
+import { commonWordsSql } from '../src/retrieval/common-words.ts';
+import { efSearchFor, HNSW_EF_SEARCH, SMALL_INDEX_EF_SEARCH } from '../src/db/vector-index.ts';
 import { searchSql } from '../src/retrieval/retrieval.service.ts';
 import { gql, newOrganization } from './support/client.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
@@ -73,8 +75,19 @@ describe('common words', () => {
     const [row] = await rawQuery<{ words: string[] }>(em(), sql, params);
     // "order" and "place" are in all 300 chunks, "parcel" in 30: below 40.
     expect(row!.words).toEqual(['order', 'place']);
-    expect(await new CommonWords(40).get(em())).toEqual(['order', 'place']);
-    expect(await new CommonWords().get(em())).toEqual([]);
+    expect((await new ChunkStats(40).get(em())).commonWords).toEqual(['order', 'place']);
+    expect((await new ChunkStats().get(em())).commonWords).toEqual([]);
+  });
+
+  it('come with the chunks of each dimension, which set the ef_search of the vector scan', async () => {
+    // The datasource's chunk_count is what a synch writes; this file inserts its chunks by hand.
+    await rawQuery(em(), `update datasources set chunk_count = $2 where datastore_id = $1`, [datastoreId, CHUNKS]);
+    const stats = await new ChunkStats().get(em());
+    // Other test files share nothing with this database: its only chunks are these 300.
+    expect(stats.indexed.get(DIM)).toBe(CHUNKS);
+    expect(efSearchFor(stats.indexed.get(DIM))).toBe(SMALL_INDEX_EF_SEARCH);
+    expect(efSearchFor(undefined)).toBe(HNSW_EF_SEARCH);
+    expect(efSearchFor(1_000_000)).toBe(HNSW_EF_SEARCH);
   });
 
   it('a chunk is still found by the rarer words of the query, with the score it has without the list', async () => {

@@ -76,16 +76,20 @@ afterAll(async () => {
 /** What a large corpus makes the planner prefer, on 1,000 chunks: no sequential scan, no btree path. */
 const STEER = ['set local enable_seqscan = off', 'set local enable_bitmapscan = off', 'drop index chunks_datastore_id_index', 'drop index chunks_datasource_id_position_index'];
 
-/** EXPLAIN and run the service's statement in one transaction after `prepare`, then roll back. */
-async function planAndRun(filters: Parameters<typeof searchSql>[4], topK: number, prepare: string[]) {
+/**
+ * EXPLAIN ANALYZE and run the service's statement in one transaction after `prepare`, then roll
+ * back. The plan leaves out the nodes that never ran (of the exact and index branches, the other).
+ */
+async function planAndRun(filters: Parameters<typeof searchSql>[4], topK: number, prepare: string[], opts: Parameters<typeof searchSql>[5] = {}) {
   const [query] = vectors(1, 99); // no chunk's text has 'zebra': every row comes from the vector search
-  const { sql, params } = searchSql([datastoreId], 'zebra', query!, topK, filters);
+  const { sql, params } = searchSql([datastoreId], 'zebra', query!, topK, filters, opts);
   let plan = '';
-  let rows: { datasource_id: string; custom_id: string }[] = [];
+  let rows: { datasource_id: string; custom_id: string; text: string }[] = [];
   await em()
     .transactional(async (tx) => {
       for (const statement of prepare) await rawQuery(tx, statement);
-      plan = (await rawQuery<{ 'QUERY PLAN': string }>(tx, `explain ${sql}`, params)).map((r) => r['QUERY PLAN']).join('\n');
+      const lines = (await rawQuery<{ 'QUERY PLAN': string }>(tx, `explain (analyze, costs off, timing off) ${sql}`, params)).map((r) => r['QUERY PLAN']);
+      plan = lines.filter((l) => !l.includes('never executed')).join('\n');
       rows = await rawQuery(tx, sql, params);
       throw new Error('roll back');
     })
@@ -170,5 +174,23 @@ describe('datastore query SQL', () => {
       expect(rows, JSON.stringify(filters)).toHaveLength(10);
       expect(new Set(rows.map((r) => r.datasource_id))).toEqual(new Set([one.id]));
     }
+  });
+
+  it('a search whose filter keeps few chunks compares them all, where the planner would take the index', async () => {
+    // The datasources count their chunks as a synch leaves them (this file inserted them by hand).
+    await rawQuery(em(), 'update datasources set chunk_count = $2 where datastore_id = $1', [datastoreId, PER_DATASOURCE]);
+    const three = { datasource_ids: datasources.slice(10, 13).map((d) => d.id) }; // 30 chunks
+    // The truth: every chunk of the three compared (no index).
+    const truth = await planAndRun(three, 10, ['set local enable_indexscan = off']);
+    expect(truth.plan).not.toMatch(/hnsw/);
+    // Bound above the 30 kept: the exact branch runs, though the planner is steered to the index.
+    const exact = await planAndRun(three, 10, STEER, { exactUpTo: 100 });
+    expect(exact.plan).not.toMatch(/hnsw/);
+    expect(exact.rows.map((r) => r.text)).toEqual(truth.rows.map((r) => r.text));
+    // Bound below them, or a search keeping the whole datastore (1,000): through the index.
+    expect((await planAndRun(three, 10, STEER, { exactUpTo: 20 })).plan).toMatch(/Index Scan using chunks_embedding_512_hnsw/);
+    const all = await planAndRun({}, 10, STEER, { exactUpTo: 100 });
+    expect(all.plan).toMatch(/Index Scan using chunks_embedding_512_hnsw/);
+    expect(all.rows).toHaveLength(10);
   });
 });

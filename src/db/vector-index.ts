@@ -27,6 +27,34 @@ export const VECTOR_SEARCH_SETTINGS: Readonly<Record<string, string>> = {
  */
 export const HNSW_EF_SEARCH = 400;
 
+/**
+ * An index of at most this many chunks is scanned with SMALL_INDEX_EF_SEARCH: in a small graph a
+ * list of 400 candidates visits most of the graph, and recall@10 is already >= 0.95 with half of
+ * it (bench:query's sweep, docs/benchmarks.md).
+ */
+export const SMALL_INDEX_CHUNKS = 20_000;
+export const SMALL_INDEX_EF_SEARCH = 200;
+
+/**
+ * Up to how many chunks a search keeps (its datastores and filters) are all compared instead of
+ * scanning an index of `indexed` chunks: sqrt(400 x indexed), 0 when the index's size is unknown.
+ * An exact comparison costs about 3 us a chunk, read through the filter's btree; an HNSW scan about
+ * 5-8 ms unfiltered, and more as the filter keeps a smaller share of the index (the scan goes on
+ * until enough rows pass it), with a lower recall. Measured (bench:query's corpora, PostgreSQL 17,
+ * quiet machine): a filter keeping 1,000 of 10,000 chunks, 2.6 ms exact against 7.6 ms through the
+ * index; 8,237 of 250,000, 24.8 ms (recall 1.00) against 33.6 ms (recall 0.92). The bound grows with
+ * the index: 2,000 chunks of 10,000, 4,472 of 50,000, 10,000 of 250,000; a datastore alone in its
+ * index is searched through it from 400 chunks.
+ */
+export function exactBound(indexed: number | undefined): number {
+  return indexed === undefined ? 0 : Math.floor(Math.sqrt(400 * indexed));
+}
+
+/** The ef_search of a scan of an index holding `chunks` chunks (unknown: the larger list). */
+export function efSearchFor(chunks: number | undefined): number {
+  return chunks !== undefined && chunks <= SMALL_INDEX_CHUNKS ? SMALL_INDEX_EF_SEARCH : HNSW_EF_SEARCH;
+}
+
 /** One statement that applies VECTOR_SEARCH_SETTINGS to the session. */
 export function vectorSessionSql(): string {
   return `select ${Object.entries(VECTOR_SEARCH_SETTINGS).map(([k, v]) => `set_config('${k}', '${v}', false)`).join(', ')}`;

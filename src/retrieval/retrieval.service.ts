@@ -9,7 +9,7 @@ import { isOutsider } from '../access.ts';
 import type { Auth } from '../auth/auth.ts';
 import type { Em } from '../db/orm.ts';
 import { rawQuery } from '../db/raw.ts';
-import { HNSW_EF_SEARCH } from '../db/vector-index.ts';
+import { efSearchFor, exactBound, HNSW_EF_SEARCH } from '../db/vector-index.ts';
 import { vectorLiteral } from '../db/vector.type.ts';
 import { Datastore } from '../datastores/datastore.entity.ts';
 import { AppError, badInput } from '../errors.ts';
@@ -19,7 +19,7 @@ import type { EmbedderRegistry } from '../providers/embedder-registry.ts';
 import { RerankError, type Reranker } from '../providers/rerank.ts';
 import type { DatastoreService } from '../datastores/datastore.service.ts';
 import type { Limits } from '../limits/limits.ts';
-import { CommonWords } from './common-words.ts';
+import { ChunkStats } from './chunk-stats.ts';
 import { QueryVectors } from './query-vectors.ts';
 
 export interface Fragment {
@@ -117,8 +117,8 @@ export class RetrievalService {
     private readonly embedders: EmbedderRegistry | null = null,
     /** Vectors of recent query texts; by default none kept (concurrent identical queries still share one embedding). */
     private readonly queryVectors: QueryVectors = new QueryVectors(0),
-    /** Words too common to propose text candidates (common-words.ts). */
-    private readonly commonWords: CommonWords = new CommonWords(),
+    /** Words too common to propose text candidates, and each index's size (chunk-stats.ts). */
+    private readonly stats: ChunkStats = new ChunkStats(),
   ) {}
 
   /**
@@ -179,8 +179,14 @@ export class RetrievalService {
 
   /** One search per model, merged by score (scores are comparable across searches: see Fragment.score). */
   private async searchGroups(em: Em, groups: Map<Embedder, string[]>, query: string, topK: number, filters: SearchFilters, minScore: number | null, signal?: AbortSignal): Promise<Fragment[]> {
-    const [commonWords, ...vectors] = await Promise.all([this.commonWords.get(em), ...[...groups.keys()].map((embedder) => this.queryVectors.embed(embedder, query, signal))]);
-    const found = await Promise.all([...groups.values()].map((ids, i) => this.searchByVector(em, ids, query, vectors[i]!, topK, filters, { minScore, commonWords })));
+    const [stats, ...vectors] = await Promise.all([this.stats.get(em), ...[...groups.keys()].map((embedder) => this.queryVectors.embed(embedder, query, signal))]);
+    const { commonWords, indexed } = stats;
+    const found = await Promise.all(
+      [...groups.values()].map((ids, i) => {
+        const inIndex = indexed.get(vectors[i]!.length);
+        return this.searchByVector(em, ids, query, vectors[i]!, topK, filters, { minScore, commonWords, efSearch: efSearchFor(inIndex), exactUpTo: exactBound(inIndex) });
+      }),
+    );
     if (found.length === 1) return found[0]!;
     return found.flat().sort((a, b) => b.score - a.score).slice(0, topK);
   }
@@ -200,10 +206,15 @@ export interface SearchOptions {
   /** Fragments whose score is below this are dropped (0-1). */
   minScore?: number | null;
   mode?: SearchMode;
-  /** hnsw.ef_search of the vector search (benchmarks sweep it); HNSW_EF_SEARCH by default. */
+  /** hnsw.ef_search of the vector search (by the index's size: efSearchFor; benchmarks sweep it); HNSW_EF_SEARCH by default. */
   efSearch?: number;
   /** Lexemes that propose no text candidates (common-words.ts); none by default. */
   commonWords?: string[];
+  /**
+   * A search whose datastores and filters keep at most this many chunks compares them all instead
+   * of scanning the HNSW index (exactBound); 0 (the default): always the index.
+   */
+  exactUpTo?: number;
 }
 
 /**
@@ -231,18 +242,39 @@ export function searchSql(datastoreIds: string[], query: string, vector: number[
   const rank = mode === 'hybrid' ? RELEVANCE : mode === 'vector' ? 's.cos' : '-s.tr';
   const common = opts.commonWords?.length ? opts.commonWords : null;
   const tiers = common ? TIERS.withoutCommon : TIERS.plain;
-  const sql = `
-    with vec as (
-      select id, d, tsv, row_number() over (order by d, id) as r
-      from (
-        -- The row is read for its distance anyway: its tsv comes along, for the scoring below.
+  const exactUpTo = opts.exactUpTo ?? 0;
+  if (!Number.isInteger(exactUpTo) || exactUpTo < 0) throw new Error(`exactUpTo must be a whole number of at least 0, got ${exactUpTo}`);
+  // The row is read for its distance anyway: its tsv comes along, for the scoring below.
+  const nearestBy = (gate: string, order: string) => `
         select c.id, c.tsv, c.embedding::vector(${dim}) <=> $1::vector(${dim}) as d
         from chunks c
-        where c.dimension = ${dim} and ${filter}
-        -- The scan runs with ef_search = efSearch, set when its query vector is computed (just before
-        -- the scan starts); the connection's lower value is only what the planner costs it with.
-        order by c.embedding::vector(${dim}) <=> (select $1::vector(${dim}) from (select set_config('hnsw.ef_search', '${efSearch}', true)) ef)
-        limit $5
+        where c.dimension = ${dim} and ${filter}${gate}
+        order by ${order}
+        limit $5`;
+  // The scan runs with ef_search = efSearch, set when its query vector is computed (just before
+  // the scan starts); the connection's lower value is only what the planner costs it with.
+  const throughIndex = `c.embedding::vector(${dim}) <=> (select $1::vector(${dim}) from (select set_config('hnsw.ef_search', '${efSearch}', true)) ef)`;
+  // With an exact bound: the chunks the datastores and filters keep, as their datasources count
+  // them; at most that many are all compared (an order the index cannot serve), more go through
+  // the index. Both branches are planned, one runs (each is gated by a one-time filter).
+  const nearest = exactUpTo
+    ? `(${nearestBy(`
+          and (select kept from scope) <= ${exactUpTo}`, `(c.embedding::vector(${dim}) <=> $1::vector(${dim})) + 0`)})
+        union all
+        (${nearestBy(`
+          and (select kept from scope) > ${exactUpTo}`, throughIndex)})`
+    : nearestBy('', throughIndex);
+  const scope = exactUpTo
+    ? `scope as (
+      select coalesce(sum(s.chunk_count), 0) as kept from datasources s
+      where s.datastore_id = any($2::uuid[]) and ($3::uuid[] is null or s.id = any($3::uuid[])) and ($4::text[] is null or s.custom_id = any($4::text[]))
+    ),`
+    : '';
+  const sql = `
+    with ${scope}
+    vec as (
+      select id, d, tsv, row_number() over (order by d, id) as r
+      from (${nearest}
       ) nearest
     ),
     q as (select ${ANY_TSQUERY} as tq,
