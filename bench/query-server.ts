@@ -4,8 +4,9 @@
  *
  *   POST /seed   {datastoreId, chunks, datasources, clusters, seed, corpus}  bulk rows by SQL (corpus
  *                files: issue 19's paragraphs, each embedded by the app's embedder)
- *   POST /existing {chunks, datasources, clusters, queries, seed}  a datastore seeded with that
- *                corpus by an earlier run (kept database), in /seed's answer shape; {} if none
+ *   POST /existing {chunks, datasources, clusters, queries, seed, caller}  a datastore seeded with that
+ *                corpus by an earlier run (kept database), in /seed's answer shape; {} if none. With
+ *                caller member, the datastore moves to a new organization, whose API key it returns
  *   POST /embed  {texts}            the app's own embedder, timed here, one text at a time
  *   POST /sql    {settings, sql, params}  (PGlite only) the statement (in a transaction after
  *                the SET LOCALs of `settings` when there are any) run directly on the
@@ -162,7 +163,7 @@ async function seed(input: SeedInput) {
 }
 
 /** The corpus seeded by an earlier run into a kept database, when it is complete. */
-async function existing(input: Omit<SeedInput, 'datastoreId'>) {
+async function existing(input: Omit<SeedInput, 'datastoreId'> & { caller?: 'member' | 'anonymous' }) {
   const { exec, close } = await seedSession();
   try {
     const found = (await exec(
@@ -176,7 +177,16 @@ async function existing(input: Omit<SeedInput, 'datastoreId'>) {
     const hnsw = (await exec(`select indexdef from pg_indexes where tablename = 'chunks' and indexdef ilike '%using hnsw%'`)).rows;
     if (!hnsw.length) return {};
     const [versions] = (await exec(`select current_setting('server_version') as server, (select extversion from pg_extension where extname = 'vector') as pgvector`)).rows;
+    // The organization that seeded it kept no key: the corpus moves to a new one, whose key this run uses.
+    let apiKey: string | undefined;
+    if (input.caller === 'member') {
+      const owner = await running.services.auth.setup(running.db.orm.em.fork(), { organizationName: 'Bench', email: `bench-query-${process.pid}-${Date.now()}@example.test` });
+      await exec(`update datastores set organization_id = $2 where id = $1`, [datastoreId, owner.organizationId]);
+      await exec(`update datasources set organization_id = $2 where datastore_id = $1`, [datastoreId, owner.organizationId]);
+      apiKey = owner.apiKey;
+    }
     return {
+      apiKey,
       datastoreId,
       datasources: datasources.map((d) => ({ id: d.id as string, customId: d.custom_id as string })),
       queries: input.corpus === 'files' ? filesCorpus(input.seed, input.datasources, input.chunks / input.datasources, input.queries).queries : corpus(input.seed, input.clusters, input.queries).queries,

@@ -17,7 +17,7 @@
  *      BENCH_EMBEDDER (local: the shipped model, as before; endpoint: an OpenAI-compatible stand-in
  *      in a process of its own answering at once, test/support/openai-server.ts's hashed bag of words),
  *      BENCH_CALLER (member: REST with an API key of the datastore's organization; anonymous: without,
- *      so each request also counts a hit on the client's address; a reused kept corpus is always anonymous),
+ *      so each request also counts a hit on the client's address; a reused kept corpus moves to a new organization for its key),
  *      BENCH_NODE_ARGS (extra node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"),
  *      BENCH_DATABASE (PostgreSQL only: databases named <that>_<chunks> on DATABASE_URL's server, kept
  *      after the run; a later run with the same sizes finds its seeded datastore and skips seeding).
@@ -110,7 +110,7 @@ async function measure(CHUNKS: number): Promise<Summary> {
   try {
     const corpusSpec = { chunks: CHUNKS, datasources: DATASOURCES, clusters: CLUSTERS, queries: QUERIES, seed: SEED, corpus: CORPUS };
     // A kept database may hold this corpus already (same BENCH_CHUNKS and generator settings).
-    const found = keep ? await postJson(`${side}/existing`, corpusSpec) : null;
+    const found = keep ? await postJson(`${side}/existing`, { ...corpusSpec, caller: CALLER }) : null;
     if (found && found.status !== 200) throw new Error(`existing: ${JSON.stringify(found.body)}`);
     let datastoreId: string;
     let seeded;
@@ -118,6 +118,7 @@ async function measure(CHUNKS: number): Promise<Summary> {
       datastoreId = found.body.datastoreId;
       progress(`reusing the seeded datastore of database ${keep} (${CHUNKS} chunks)`);
       seeded = found;
+      memberKey = found.body.apiKey ?? null;
     } else {
       const signUp = await graphql(
         server.url,
@@ -331,10 +332,10 @@ async function measure(CHUNKS: number): Promise<Summary> {
       const scan = lines.find((l) => /hnsw/.test(l))
         ? 'HNSW index scan'
         : (lines
-            .find((l) => /Bitmap Heap Scan|Index Scan|Seq Scan/.test(l))
+            .find((l) => /(Bitmap Heap Scan|Index Scan|Seq Scan)\b.* on chunks\b/.test(l))
             ?.trim()
             .replace(/^->\s*/, '')
-            .replace(/\s+\(cost.*$/, '') ?? '?');
+            .replace(/\s+\((cost|actual).*$/, '') ?? '?');
       return scan;
     };
 
