@@ -124,6 +124,10 @@ describe('datasourceProblems and retryDatasources', () => {
     expect((await gql(app.url, PROBLEMS, { first: 10 }, { token: other.apiKey })).data.datasourceProblems.nodes).toEqual([]);
     const foreign = await gql(app.url, `mutation($ids: [ID!]) { retryDatasources(ids: $ids) { id } }`, { ids: [stuck] }, { token: other.apiKey });
     expect(foreign.errors?.[0]?.extensions.code).toBe('NOT_FOUND');
+    // One the caller may retry beside one it cannot see: refused whole, the first one not queued either.
+    const theirs = await createText(app, other.apiKey, (await gql(app.url, `mutation { createDatastore(input: { name: "Theirs" }) { id } }`, {}, { token: other.apiKey })).data.createDatastore.id, 'Theirs');
+    const mixed = await gql(app.url, `mutation($ids: [ID!]) { retryDatasources(ids: $ids) { id } }`, { ids: [stuck, theirs] }, { token: owner.apiKey });
+    expect(mixed.errors?.[0]?.extensions.code).toBe('NOT_FOUND');
     expect((await gql(app.url, `mutation { retryDatasources(ids: []) { id } }`, {}, { token: owner.apiKey })).errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'ids' } });
     expect((await gql(app.url, PROBLEMS, { first: 10 })).errors?.[0]?.extensions.code).toBe('UNAUTHENTICATED');
     expect((await datasource(app, owner.apiKey, stuck))?.status).toBe('running'); // nothing changed by the refusals

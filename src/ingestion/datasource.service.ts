@@ -312,6 +312,28 @@ export class DatasourceService {
     return this.requeue(em, ds, DatasourceStatus.pending);
   }
 
+  /**
+   * resync() of several datasources, all or none: every one is read and checked in one query before
+   * any is queued, and all are queued in one transaction (one write of their rows, then each job and
+   * notification), in the order of `ids`. Throws UNAUTHENTICATED, NOT_FOUND (naming the first id the
+   * caller cannot see), FORBIDDEN (read-only key).
+   */
+  async resyncMany(em: Em, auth: Auth, ids: string[]): Promise<Datasource[]> {
+    const member = requireMember(auth);
+    if (!ids.length) return [];
+    const found = new Map((await em.find(Datasource, { id: { $in: ids }, organization: member.organizationId })).map((d) => [d.id, d]));
+    const targets = ids.map((id) => assertOwnedPart(auth, found.get(id) ?? null, 'Datasource', 'write'));
+    await em.transactional(async (tx) => {
+      for (const ds of targets) this.move(tx, ds, DatasourceStatus.pending);
+      await tx.flush();
+      for (const ds of targets) {
+        await this.queue.send(tx, INGEST_QUEUE, { datasourceId: ds.id } satisfies IngestJobData);
+        await this.announce(tx, ds);
+      }
+    });
+    return targets;
+  }
+
   /** Removes the datasource, its chunks, its file, and the pages of a site. Throws UNAUTHENTICATED, NOT_FOUND, FORBIDDEN (read-only key). */
   async delete(em: Em, auth: Auth, id: string): Promise<Datasource> {
     const ds = await this.get(em, auth, id, 'write');

@@ -63,11 +63,8 @@ export class DatasourceProblems {
       }
       targets = targets.slice(0, RETRY_ALL_MAX);
     }
-    // Every one checked before any is queued: a refusal changes nothing.
-    for (const id of targets) await this.datasources.get(em, auth, id, 'write');
-    const queued: Datasource[] = [];
-    for (const id of targets) queued.push(await this.datasources.resync(em, auth, id));
-    return queued;
+    // Every one checked before any is queued, and all queued in one transaction: a refusal changes nothing.
+    return this.datasources.resyncMany(em, auth, targets);
   }
 
   /** Fails stuck datasources untouched for `graceSeconds`, each with its reason; returns how many. */
