@@ -323,14 +323,7 @@ export class DatasourceService {
     if (!ids.length) return [];
     const found = new Map((await em.find(Datasource, { id: { $in: ids }, organization: member.organizationId })).map((d) => [d.id, d]));
     const targets = ids.map((id) => assertOwnedPart(auth, found.get(id) ?? null, 'Datasource', 'write'));
-    await em.transactional(async (tx) => {
-      for (const ds of targets) this.move(tx, ds, DatasourceStatus.pending);
-      await tx.flush();
-      for (const ds of targets) {
-        await this.queue.send(tx, INGEST_QUEUE, { datasourceId: ds.id } satisfies IngestJobData);
-        await this.announce(tx, ds);
-      }
-    });
+    await this.requeueAll(em, targets, DatasourceStatus.pending);
     return targets;
   }
 
@@ -364,9 +357,14 @@ export class DatasourceService {
    * Throws IllegalStatusMove (a bug: no client request can make an illegal move).
    */
   async transition(em: Em, ds: Datasource, to: DatasourceStatus, fields: StatusFields = {}): Promise<void> {
-    this.move(em, ds, to, fields);
+    await this.transitionAll(em, [ds], to, fields);
+  }
+
+  /** transition() of several datasources: one write of their rows, then each one's announcement. */
+  private async transitionAll(em: Em, targets: Datasource[], to: DatasourceStatus, fields: StatusFields = {}): Promise<void> {
+    for (const ds of targets) this.move(em, ds, to, fields);
     await em.flush();
-    await this.announce(em, ds);
+    for (const ds of targets) await this.announce(em, ds);
   }
 
   /** transition() without its flush and announcement, for a caller that flushes many rows at once. */
@@ -552,11 +550,16 @@ export class DatasourceService {
   }
 
   private async requeue(em: Em, ds: Datasource, status: DatasourceStatus): Promise<Datasource> {
-    await em.transactional(async (tx) => {
-      await this.transition(tx, ds, status);
-      await this.queue.send(tx, INGEST_QUEUE, { datasourceId: ds.id } satisfies IngestJobData);
-    });
+    await this.requeueAll(em, [ds], status);
     return ds;
+  }
+
+  /** Moves the datasources to `status` and queues a job for each, in one transaction (one write of their rows). */
+  private async requeueAll(em: Em, targets: Datasource[], status: DatasourceStatus): Promise<void> {
+    await em.transactional(async (tx) => {
+      await this.transitionAll(tx, targets, status);
+      for (const ds of targets) await this.queue.send(tx, INGEST_QUEUE, { datasourceId: ds.id } satisfies IngestJobData);
+    });
   }
 
   private async ownDatastore(em: Em, auth: Auth, id: string, mode: Mode = 'read'): Promise<Datastore> {
