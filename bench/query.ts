@@ -24,8 +24,8 @@
  */
 import os from 'node:os';
 import pg from 'pg';
-import { efSearchFor, exactBound, HNSW_EF_SEARCH, SMALL_INDEX_CHUNKS, VECTOR_SEARCH_SETTINGS, vectorSessionSql } from '../src/db/vector-index.ts';
-import { chunkStatisticsSql } from '../src/retrieval/chunk-stats.ts';
+import { HNSW_EF_SEARCH, scanFor, SMALL_INDEX_CHUNKS, VECTOR_SEARCH_SETTINGS, vectorSessionSql } from '../src/db/vector-index.ts';
+import { chunkStatisticsOf, chunkStatisticsSql } from '../src/retrieval/chunk-stats.ts';
 import { COMMON_WORD_CHUNKS } from '../src/retrieval/common-words.ts';
 import { searchSql, type SearchFilters } from '../src/retrieval/retrieval.service.ts';
 import { searchSqlBefore } from './query-before.ts';
@@ -225,13 +225,11 @@ async function measure(CHUNKS: number): Promise<Summary> {
     }
 
     /** The words the service's text half leaves out and the ef_search its scan runs with (chunk-stats.ts), read as the service reads them. */
-    const stats = (await raw([], chunkStatisticsSql().sql, chunkStatisticsSql().params)).rows[0] as { words: string[]; indexed: Record<string, string | number> };
-    const commonWords = stats.words;
-    const indexed = stats.indexed[String(vectors[0]!.length)];
-    const inIndex = indexed === undefined ? undefined : Number(indexed);
-    const serviceEfSearch = efSearchFor(inIndex);
+    const stats = chunkStatisticsOf((await raw([], chunkStatisticsSql().sql, chunkStatisticsSql().params)).rows[0]);
+    const { commonWords } = stats;
+    const scan = scanFor(stats.indexed.get(vectors[0]!.length));
     const sqlOf = (q: number, filters: SearchFilters, opts: { efSearch?: number } = {}) =>
-      searchSql([datastoreId], texts[q]!, vectors[q]!, TOP_K, filters, { ...opts, efSearch: opts.efSearch ?? serviceEfSearch, commonWords, exactUpTo: exactBound(inIndex) });
+      searchSql([datastoreId], texts[q]!, vectors[q]!, TOP_K, filters, { ...scan, efSearch: opts.efSearch ?? scan.efSearch, commonWords });
 
     /** The app's cache of query vectors: off (every request embeds its text) unless a figure says otherwise. */
     const setCache = async (entries: number) => {
@@ -429,7 +427,7 @@ async function measure(CHUNKS: number): Promise<Summary> {
     );
     if (found?.body.datastoreId) log(`corpus reused from the kept database ${keep} (seeded by an earlier run)`);
     else log(`seeded in ${f1(seed.seconds.total)} s (cluster centres ${f1(seed.seconds.centres)} s, bulk insert ${f1(seed.seconds.insert)} s, HNSW build ${f1(seed.seconds.index)} s)`);
-    log(`${QUERIES} query texts x ${ROUNDS} rounds per figure, topK ${TOP_K}; service settings: ${serviceEf} (the planner's), hnsw.ef_search = ${serviceEfSearch} set by the statement for its scan (efSearchFor: ${HNSW_EF_SEARCH} above ${SMALL_INDEX_CHUNKS.toLocaleString('en')} chunks)`);
+    log(`${QUERIES} query texts x ${ROUNDS} rounds per figure, topK ${TOP_K}; service settings: ${serviceEf} (the planner's), hnsw.ef_search = ${scan.efSearch} set by the statement for its scan (scanFor: ${HNSW_EF_SEARCH} above ${SMALL_INDEX_CHUNKS.toLocaleString('en')} chunks), searches keeping at most ${scan.exactUpTo.toLocaleString('en')} chunks exact`);
     log('');
     log('Method');
     log(`  REST      POST /api/datastores/{id}/query from this process (node:http, keep-alive), ${memberKey ? "with an API key of the datastore's organization" : 'anonymous (public datastore; each request also counts a hit on its address: one more statement)'},`);

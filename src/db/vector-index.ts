@@ -60,6 +60,11 @@ export function efSearchFor(chunks: number | undefined): number {
   return chunks !== undefined && chunks <= SMALL_INDEX_CHUNKS ? SMALL_INDEX_EF_SEARCH : HNSW_EF_SEARCH;
 }
 
+/** How a search scans an index holding `indexed` chunks (unknown: as if large): searchSql's efSearch and exactUpTo. */
+export function scanFor(indexed: number | undefined): { efSearch: number; exactUpTo: number } {
+  return { efSearch: efSearchFor(indexed), exactUpTo: exactBound(indexed) };
+}
+
 /** One statement that applies VECTOR_SEARCH_SETTINGS to the session. */
 export function vectorSessionSql(): string {
   return `select ${Object.entries(VECTOR_SEARCH_SETTINGS).map(([k, v]) => `set_config('${k}', '${v}', false)`).join(', ')}`;

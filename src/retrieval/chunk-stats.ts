@@ -34,6 +34,17 @@ export function chunkStatisticsSql(minChunks = COMMON_WORD_CHUNKS): { sql: strin
   };
 }
 
+/** The row chunkStatisticsSql returns. */
+export interface ChunkStatisticsRow {
+  words: string[];
+  /** Chunks by dimension (json_object_agg: the keys are text). */
+  indexed: Record<string, string | number>;
+}
+
+export function chunkStatisticsOf(row: ChunkStatisticsRow): ChunkStatistics {
+  return { commonWords: row.words, indexed: new Map(Object.entries(row.indexed).map(([dimension, chunks]) => [Number(dimension), Number(chunks)])) };
+}
+
 /**
  * The chunk statistics of this database, read at most once a minute: a stale value is used while
  * the next is read, and queries that find it expired together share one read (lru-cache's fetch).
@@ -51,11 +62,8 @@ export class ChunkStats {
         try {
           // On the caller's connection (in its transaction, if any): the embedded database has one
           // connection, which a transaction holds until it ends.
-          const [row] = await rawQuery<{ words: string[]; indexed: Record<string, string | number> }>(em, sql, params);
-          return {
-            commonWords: row?.words ?? [],
-            indexed: new Map(Object.entries(row?.indexed ?? {}).map(([dimension, chunks]) => [Number(dimension), Number(chunks)])),
-          };
+          const [row] = await rawQuery<ChunkStatisticsRow>(em, sql, params);
+          return row ? chunkStatisticsOf(row) : NONE;
         } catch {
           // Statistics are an optimization: without them the search runs as it would on a new database (until the next read).
           return NONE;

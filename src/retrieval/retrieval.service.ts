@@ -9,7 +9,7 @@ import { isOutsider } from '../access.ts';
 import type { Auth } from '../auth/auth.ts';
 import type { Em } from '../db/orm.ts';
 import { rawQuery } from '../db/raw.ts';
-import { efSearchFor, exactBound, HNSW_EF_SEARCH } from '../db/vector-index.ts';
+import { HNSW_EF_SEARCH, scanFor } from '../db/vector-index.ts';
 import { vectorLiteral } from '../db/vector.type.ts';
 import { Datastore } from '../datastores/datastore.entity.ts';
 import { AppError, badInput } from '../errors.ts';
@@ -182,10 +182,7 @@ export class RetrievalService {
     const [stats, ...vectors] = await Promise.all([this.stats.get(em), ...[...groups.keys()].map((embedder) => this.queryVectors.embed(embedder, query, signal))]);
     const { commonWords, indexed } = stats;
     const found = await Promise.all(
-      [...groups.values()].map((ids, i) => {
-        const inIndex = indexed.get(vectors[i]!.length);
-        return this.searchByVector(em, ids, query, vectors[i]!, topK, filters, { minScore, commonWords, efSearch: efSearchFor(inIndex), exactUpTo: exactBound(inIndex) });
-      }),
+      [...groups.values()].map((ids, i) => this.searchByVector(em, ids, query, vectors[i]!, topK, filters, { minScore, commonWords, ...scanFor(indexed.get(vectors[i]!.length)) })),
     );
     if (found.length === 1) return found[0]!;
     return found.flat().sort((a, b) => b.score - a.score).slice(0, topK);
@@ -206,13 +203,13 @@ export interface SearchOptions {
   /** Fragments whose score is below this are dropped (0-1). */
   minScore?: number | null;
   mode?: SearchMode;
-  /** hnsw.ef_search of the vector search (by the index's size: efSearchFor; benchmarks sweep it); HNSW_EF_SEARCH by default. */
+  /** hnsw.ef_search of the vector search (by the index's size: scanFor; benchmarks sweep it); HNSW_EF_SEARCH by default. */
   efSearch?: number;
   /** Lexemes that propose no text candidates (common-words.ts); none by default. */
   commonWords?: string[];
   /**
    * A search whose datastores and filters keep at most this many chunks compares them all instead
-   * of scanning the HNSW index (exactBound); 0 (the default): always the index.
+   * of scanning the HNSW index (by the index's size: scanFor); 0 (the default): always the index.
    */
   exactUpTo?: number;
 }
@@ -234,9 +231,11 @@ export function searchSql(datastoreIds: string[], query: string, vector: number[
   if (!Number.isInteger(efSearch) || efSearch < 1 || efSearch > 1000) throw new Error(`efSearch must be a whole number from 1 to 1000, got ${efSearch}`);
   // Candidates per search: enough for the fusion to matter, bounded for speed.
   const candidates = Math.min(Math.max(topK * 4, 50), 400);
-  const filter = `c.datastore_id = any($2::uuid[])
-      and ($3::uuid[] is null or c.datasource_id = any($3::uuid[]))
-      and ($4::text[] is null or c.custom_id = any($4::text[]))`;
+  // The datastores ($2) and filters ($3, $4), on a table's columns: the chunks', and the datasources' that count them.
+  const keeps = (datastore: string, datasource: string, customId: string) => `${datastore} = any($2::uuid[])
+      and ($3::uuid[] is null or ${datasource} = any($3::uuid[]))
+      and ($4::text[] is null or ${customId} = any($4::text[]))`;
+  const filter = keeps('c.datastore_id', 'c.datasource_id', 'c.custom_id');
   // Hybrid ranks by the relevance itself, so fragments come back in descending score; each half
   // alone (for the evaluation) keeps its own order.
   const rank = mode === 'hybrid' ? RELEVANCE : mode === 'vector' ? 's.cos' : '-s.tr';
@@ -267,7 +266,7 @@ export function searchSql(datastoreIds: string[], query: string, vector: number[
   const scope = exactUpTo
     ? `scope as (
       select coalesce(sum(s.chunk_count), 0) as kept from datasources s
-      where s.datastore_id = any($2::uuid[]) and ($3::uuid[] is null or s.id = any($3::uuid[])) and ($4::text[] is null or s.custom_id = any($4::text[]))
+      where ${keeps('s.datastore_id', 's.id', 's.custom_id')}
     ),`
     : '';
   const sql = `
