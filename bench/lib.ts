@@ -1,7 +1,7 @@
 /** Helpers for bench:query and bench:stream (bench/support.ts holds those of bench:rest). */
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
-import pg from 'pg';
+import { adminQuery, databaseUrl } from '../test/support/pg-admin.ts';
 import { root } from './support.ts';
 
 export interface Spawned {
@@ -56,10 +56,10 @@ export function spawnChild(script: string, env: Record<string, string> = {}, nod
   });
 }
 
-/** Keep-alive sockets without a cap, like a load generator's. */
 /** The service's limits lifted for a load bench: the streams all come from one address and one organization. */
 export const LIMITS_OFF = { RATE_LIMIT_IP_PER_MINUTE: '1000000', RATE_LIMIT_VISITOR_PER_MINUTE: '100000', DEFAULT_MONTHLY_QUERY_LIMIT: '100000000' } as const;
 
+/** Keep-alive sockets without a cap, like a load generator's. */
 export const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
 
 export interface JsonResponse<T = any> {
@@ -141,34 +141,15 @@ export async function pool(count: number, concurrency: number, job: (i: number) 
  * `drop()`: the benchmark rebuilds the HNSW index, which must not disturb other users.
  */
 export async function freshDatabase(url: string, name: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`drop database if exists ${name} with (force)`);
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  return {
-    url: u.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: url });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
-    },
-  };
+  await adminQuery(url, `drop database if exists ${name} with (force)`);
+  await adminQuery(url, `create database ${name}`);
+  return { url: databaseUrl(url, name), drop: async () => void (await adminQuery(url, `drop database if exists ${name} with (force)`)) };
 }
 
 /** A named database on `url`'s server, created when missing and kept (BENCH_DATABASE). */
 export async function keptDatabase(url: string, name: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  const { rows } = await admin.query('select 1 from pg_database where datname = $1', [name]);
-  if (!rows.length) await admin.query(`create database ${name}`);
-  await admin.end();
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  return { url: u.toString(), drop: async () => {} };
+  if (!(await adminQuery(url, 'select 1 from pg_database where datname = $1', [name])).length) await adminQuery(url, `create database ${name}`);
+  return { url: databaseUrl(url, name), drop: async () => {} };
 }
 
 /** The datastore name of a seeded bench:query corpus: a kept database is reused only for the same one. */

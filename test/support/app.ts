@@ -64,5 +64,5 @@ export async function createTestDatabase(): Promise<{ url: string; drop(): Promi
   // The run's migrated database (support/database-template.ts), when there is one.
   const source = inject('postgresTemplate');
   await adminQuery(server, `create database "${name}"${source ? ` template "${source}"` : ''}`);
-  return { url: databaseUrl(server, name), drop: () => adminQuery(server, `drop database if exists "${name}" with (force)`) };
+  return { url: databaseUrl(server, name), drop: async () => void (await adminQuery(server, `drop database if exists "${name}" with (force)`)) };
 }

@@ -1,11 +1,11 @@
-/** Statements on a PostgreSQL server's maintenance connection: creating and dropping the tests' databases. */
+/** Statements on a PostgreSQL server's maintenance connection: creating and dropping the tests' and benchmarks' databases. */
 import pg from 'pg';
 
-export async function adminQuery(server: string, text: string): Promise<void> {
+export async function adminQuery<R extends pg.QueryResultRow = Record<string, unknown>>(server: string, text: string, params: unknown[] = []): Promise<R[]> {
   const admin = new pg.Client({ connectionString: server });
   await admin.connect();
   try {
-    await admin.query(text);
+    return (await admin.query<R>(text, params)).rows;
   } finally {
     await admin.end();
   }
