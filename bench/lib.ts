@@ -1,6 +1,7 @@
 /** Helpers for bench:query and bench:stream (bench/support.ts holds those of bench:rest). */
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { adminQuery, databaseUrl } from '../test/support/pg-admin.ts';
 import { root } from './support.ts';
 
@@ -162,4 +163,65 @@ export function describeDatabase(): string {
   if (!url) return 'embedded PGlite (in memory, in the server process)';
   const u = new URL(url);
   return `PostgreSQL at ${u.hostname}:${u.port || 5432}`;
+}
+
+export interface StreamResult {
+  status: number;
+  /** ms from sending the request to the chunk holding the first answer frame / content token. */
+  first: number;
+  /** ms to the end of the response. */
+  total: number;
+  done: boolean;
+  error: string | null;
+  text: string;
+}
+
+/**
+ * POSTs and reads server-sent events with a standard parser (bench:stream, bench:stream-heap).
+ * `pick` returns the text an event contributes to the answer, or null when it carries none.
+ */
+export function stream(url: string, body: unknown, pick: (e: EventSourceMessage) => string | null, headers: Record<string, string> = {}, retry = true): Promise<StreamResult> {
+  const data = Buffer.from(JSON.stringify(body));
+  return new Promise((resolve) => {
+    const t0 = performance.now();
+    const out: StreamResult = { status: 0, first: NaN, total: NaN, done: false, error: null, text: '' };
+    const finish = () => {
+      out.total = performance.now() - t0;
+      resolve(out);
+    };
+    const parser = createParser({
+      onEvent(e) {
+        if (e.data === '[DONE]') out.done = true;
+        else if (e.data.startsWith('[ERROR]')) out.error = e.data;
+        else {
+          const text = pick(e);
+          if (text) {
+            if (out.text === '') out.first = performance.now() - t0;
+            out.text += text;
+          }
+        }
+      },
+    });
+    const req = http.request(
+      url,
+      { method: 'POST', agent, headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'content-length': data.length, ...headers } },
+      (res) => {
+        out.status = res.statusCode ?? 0;
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (out.status === 200 ? parser.feed(chunk) : (out.error = (out.error ?? '') + chunk)));
+        res.on('end', finish);
+        res.on('error', (err) => {
+          out.error = String(err);
+          finish();
+        });
+      },
+    );
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      // A kept-alive socket the server closed while idle: send again, once (nothing was received).
+      if (retry && req.reusedSocket && err.code === 'ECONNRESET' && out.status === 0) return resolve(stream(url, body, pick, headers, false));
+      out.error = String(err);
+      finish();
+    });
+    req.end(data);
+  });
 }

@@ -11,10 +11,9 @@
  * for `node --import @swc-node/register/esm-register bench/heap-diff.ts a b`. Embedded PGlite unless DATABASE_URL is set.
  */
 import { mkdtempSync } from 'node:fs';
-import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { LIMITS_OFF, agent, describeDatabase, f1, f2, freshDatabase, graphql, pool, spawnChild, table } from './lib.ts';
+import { LIMITS_OFF, agent, describeDatabase, f1, f2, freshDatabase, graphql, pool, spawnChild, stream, table } from './lib.ts';
 import { heapAfterGc } from './heap-sample.ts';
 
 const N = Number(process.env.HEAP_STREAMS ?? 1000);
@@ -22,24 +21,10 @@ const CONCURRENCY = Number(process.env.HEAP_CONCURRENCY ?? 50);
 const log = (s = '') => process.stdout.write(`${s}\n`);
 const progress = (s: string) => process.stderr.write(`bench:stream-heap: ${s}\n`);
 
-/** POSTs a streamed question and resolves with whether it ended with `data: [DONE]` (and no [ERROR]). */
-function streamOnce(url: string, body: unknown, retry = true): Promise<boolean> {
-  const data = Buffer.from(JSON.stringify(body));
-  return new Promise((resolve) => {
-    const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'content-length': data.length } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => resolve(res.statusCode === 200 && text.includes('data: [DONE]') && !text.includes('[ERROR]')));
-      res.on('error', () => resolve(false));
-    });
-    req.on('error', (err: NodeJS.ErrnoException) => {
-      // A kept-alive socket the server closed while idle: send again, once (as bench:stream does).
-      if (retry && req.reusedSocket && err.code === 'ECONNRESET') resolve(streamOnce(url, body, false));
-      else resolve(false);
-    });
-    req.end(data);
-  });
+/** A streamed question: whether it ended with `data: [DONE]` and no [ERROR]. */
+async function streamOnce(url: string, body: unknown): Promise<boolean> {
+  const r = await stream(url, body, () => null);
+  return r.status === 200 && r.done && !r.error;
 }
 
 const dir = mkdtempSync(path.join(tmpdir(), 'agentbase-heap-'));

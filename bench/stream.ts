@@ -26,9 +26,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import http from 'node:http';
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { LIMITS_OFF, agent, describeDatabase, f1, f2, freshDatabase, graphql, pct, spawnChild, table } from './lib.ts';
+import type { EventSourceMessage } from 'eventsource-parser';
+import { LIMITS_OFF, agent, describeDatabase, f1, f2, freshDatabase, graphql, pct, spawnChild, stream, table, type StreamResult } from './lib.ts';
 import { heapAfterGc as heapSample } from './heap-sample.ts';
 import { statusKb } from '../test/support/resident.ts';
 
@@ -45,67 +44,6 @@ const REPLY = 'Streaming works: each fragment of this answer leaves the model se
 
 const log = (s = '') => process.stdout.write(`${s}\n`);
 const progress = (s: string) => process.stderr.write(`bench:stream: ${s}\n`);
-
-interface StreamResult {
-  status: number;
-  /** ms from sending the request to the chunk holding the first answer frame / content token. */
-  first: number;
-  /** ms to the end of the response. */
-  total: number;
-  done: boolean;
-  error: string | null;
-  text: string;
-}
-
-/**
- * POSTs and reads server-sent events with a standard parser. `pick` returns the text an event
- * contributes to the answer, or null when it carries none.
- */
-function stream(url: string, body: unknown, pick: (e: EventSourceMessage) => string | null, headers: Record<string, string> = {}, retry = true): Promise<StreamResult> {
-  const data = Buffer.from(JSON.stringify(body));
-  return new Promise((resolve) => {
-    const t0 = performance.now();
-    const out: StreamResult = { status: 0, first: NaN, total: NaN, done: false, error: null, text: '' };
-    const finish = () => {
-      out.total = performance.now() - t0;
-      resolve(out);
-    };
-    const parser = createParser({
-      onEvent(e) {
-        if (e.data === '[DONE]') out.done = true;
-        else if (e.data.startsWith('[ERROR]')) out.error = e.data;
-        else {
-          const text = pick(e);
-          if (text) {
-            if (out.text === '') out.first = performance.now() - t0;
-            out.text += text;
-          }
-        }
-      },
-    });
-    const req = http.request(
-      url,
-      { method: 'POST', agent, headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'content-length': data.length, ...headers } },
-      (res) => {
-        out.status = res.statusCode ?? 0;
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (out.status === 200 ? parser.feed(chunk) : (out.error = (out.error ?? '') + chunk)));
-        res.on('end', finish);
-        res.on('error', (err) => {
-          out.error = String(err);
-          finish();
-        });
-      },
-    );
-    req.on('error', (err: NodeJS.ErrnoException) => {
-      // A kept-alive socket the server closed while idle: send again, once (nothing was received).
-      if (retry && req.reusedSocket && err.code === 'ECONNRESET' && out.status === 0) return resolve(stream(url, body, pick, headers, false));
-      out.error = String(err);
-      finish();
-    });
-    req.end(data);
-  });
-}
 
 const heapDir = mkdtempSync(path.join(tmpdir(), 'agentbase-soak-'));
 const adminUrl = process.env.DATABASE_URL || '';
