@@ -27,6 +27,7 @@ import pg from 'pg';
 import { HNSW_EF_SEARCH, scanFor, SMALL_INDEX_CHUNKS, VECTOR_SEARCH_SETTINGS, vectorSessionSql } from '../src/db/vector-index.ts';
 import { chunkStatisticsOf, chunkStatisticsSql } from '../src/retrieval/chunk-stats.ts';
 import { COMMON_WORD_CHUNKS } from '../src/retrieval/common-words.ts';
+import { statementName } from '../src/db/raw.ts';
 import { searchSql, type SearchFilters } from '../src/retrieval/retrieval.service.ts';
 import { searchSqlBefore } from './query-before.ts';
 import { rng } from './corpus.ts';
@@ -185,7 +186,8 @@ async function measure(CHUNKS: number): Promise<Summary> {
      * The service's statement, on a session with the service's vector settings (set when the
      * client connects, as the service's connections do). With `settings` (recall measurements
      * only: exact search, the ef_search sweep), one transaction with those SET LOCALs first.
-     * PostgreSQL: a `pg` client in this process, timed here. PGlite: the side channel runs it on
+     * PostgreSQL: a `pg` client in this process, timed here, each statement prepared once per
+     * connection as the service prepares its search (recall runs, with settings, are not). PGlite: the side channel runs it on
      * the PGlite instance and times it there (no HTTP in the figure).
      */
     type Raw = (settings: string[], sql: string, params: unknown[], client?: number) => Promise<{ rows: any[]; ms: number }>;
@@ -203,7 +205,8 @@ async function measure(CHUNKS: number): Promise<Summary> {
         const c = bare[client]!;
         const t0 = performance.now();
         if (!settings.length) {
-          const { rows } = await c.query(sql, params);
+          // Prepared, as the service sends its search (rawQuery's `prepared`).
+          const { rows } = await c.query({ name: statementName(sql), text: sql, values: params });
           return { rows, ms: performance.now() - t0 };
         }
         await c.query(['begin', ...settings].join('; '));
@@ -437,7 +440,7 @@ async function measure(CHUNKS: number): Promise<Summary> {
     log("            session settings (set once per connection, as the service's connections have them), sent by a bare client:");
     log(
       database
-        ? '            a `pg` client in this process (one statement, no transaction, as the service sends it), timed here.'
+        ? '            a `pg` client in this process (one statement, no transaction, prepared once per connection, as the service sends it), timed here.'
         : '            PGlite has no second client: a side channel of the benchmark (not of the app) runs the transaction on',
     );
     if (!database) log('            the PGlite instance in the server process and times it there (no HTTP in the figure).');

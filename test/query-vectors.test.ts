@@ -77,8 +77,8 @@ describe('the vectors of repeated questions', () => {
   let local: string;
   let remote: string;
 
-  /** Embedding requests the endpoint received whose input is exactly `text`. */
-  const embedded = (text: string) => server.requests.filter((r) => r.path.endsWith('/embeddings') && JSON.stringify(r.body?.input) === JSON.stringify(text)).length;
+  /** Embedding requests the endpoint received whose input is exactly `text` (alone, or as a list of one: the API takes both). */
+  const embedded = (text: string) => server.requests.filter((r) => r.path.endsWith('/embeddings') && JSON.stringify([r.body?.input].flat()) === JSON.stringify([text])).length;
 
   beforeAll(async () => {
     server = await startOpenAiTestServer({ embeddingDimension: 64 });
@@ -112,6 +112,14 @@ describe('the vectors of repeated questions', () => {
     const again = await Promise.all([ask(app, org, remote, question), ask(app, org, remote, question)]);
     expect(again).toEqual([first, first]);
     expect(embedded(question)).toBe(1);
+  });
+
+  it('a failing endpoint makes the query a 502 in its own words, and the next query works', async () => {
+    server.failNext('/v1/embeddings', 401);
+    const res = await call('POST', `${app.api}/datastores/${remote}/query`, { token: org.apiKey, body: { query: 'who bakes the sourdough?', topK: 3 } });
+    expect(res.status).toBe(502);
+    expect(res.body.error).toEqual({ code: 'UPSTREAM_FAILED', message: 'The embeddings endpoint answered 401: Incorrect API key provided.' });
+    expect((await ask(app, org, remote, 'who bakes the sourdough?'))[0]!.datasource_name).toBe('bread');
   });
 
   it('are never served to a datastore of another model', async () => {

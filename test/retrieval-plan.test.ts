@@ -107,6 +107,27 @@ describe('datastore query SQL', () => {
     }
   });
 
+  it('a prepared search runs with the vector search settings on every connection, and finds what the plain one finds', async () => {
+    // More at once than the pool has connections open: some are opened for the prepared statements themselves.
+    const settings = await Promise.all(
+      Array.from({ length: 25 }, () => rawQuery<{ v: string }>(em(), `select current_setting('hnsw.iterative_scan') as v`, [], { prepared: true })),
+    );
+    for (const [row] of settings) expect(row!.v).toBe(VECTOR_SEARCH_SETTINGS['hnsw.iterative_scan']);
+    const [query] = vectors(1, 13);
+    for (const filters of [{}, { custom_ids: ['doc-3', 'doc-4'] }]) {
+      const { sql, params } = searchSql([datastoreId], 'passage of doc', query!, 10, filters, { exactUpTo: 40 });
+      const plain = await rawQuery(em(), sql, params);
+      expect(plain.length).toBeGreaterThan(0);
+      // Twice: the second run on a connection executes the statement it prepared.
+      for (let i = 0; i < 2; i++) expect(await rawQuery(em(), sql, params, { prepared: true })).toEqual(plain);
+    }
+    if (process.env.TEST_DATABASE_URL) {
+      // On PostgreSQL the statement is prepared on the connection that ran it.
+      const [row] = await rawQuery<{ n: number }>(em(), `select count(*)::int as n from pg_prepared_statements where name like 'q\\_%' and not from_sql`, [], { prepared: true });
+      expect(row!.n).toBeGreaterThan(0);
+    }
+  });
+
   it('the query vector is sent as the same 4-byte floats pgvector would keep from full precision', async () => {
     const [v] = vectors(1, 5);
     const tiny = [...v!.slice(0, DIM - 3), 1.2345678e-9, -3.3e-12, 0];

@@ -7,7 +7,6 @@ import { PgliteDriver } from '@mikro-orm/pglite';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { MikroORM } from '@mikro-orm/sql';
 import type { EntityClass } from '@mikro-orm/core';
-import { CompiledQuery } from 'kysely';
 import { migrations } from '../../migrations/index.ts';
 import type { DatabaseConfig } from '../config.ts';
 import { vectorSessionSql } from './vector-index.ts';
@@ -84,10 +83,10 @@ export async function openDatabase(
       driver: PostgreSqlDriver,
       clientUrl: config.url,
       pool: { min: 0, max: 20 },
-      // Every pooled connection gets the vector search settings once, when it is opened.
-      onCreateConnection: async (connection: { executeQuery(q: CompiledQuery): Promise<unknown> }) => {
-        await connection.executeQuery(CompiledQuery.raw(vectorSessionSql()));
-      },
+      // Every pooled connection gets the vector search settings once, when it is opened, before
+      // pg-pool hands it to anyone: to the ORM and also to the statements prepared on the pool
+      // itself (rawQuery's `prepared`), which the ORM's own connection hook would not see.
+      driverOptions: { onConnect: (client: { query(sql: string): Promise<unknown> }) => client.query(vectorSessionSql()) },
     } as never);
   }
 

@@ -1,7 +1,7 @@
-import { langchainOpenAi } from './langchain.ts';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { createEmbedder, createEndpointEmbedder, EmbeddingError, LOCAL_EMBEDDING_DIMENSION, type Embedder } from './embeddings.ts';
+import { createEmbeddingsEndpoint, EndpointCallError } from './embeddings-endpoint.ts';
 
 /** The shipped model, as datastores record it (`provider/model`). */
 export const LOCAL_MODEL_KEY = 'local/universal-sentence-encoder';
@@ -110,20 +110,16 @@ async function listModels(endpoint: NonNullable<Config['openai']>): Promise<stri
 
 /** One embedding, without asking for a size: its length is the model's dimension. */
 async function probeDimension(endpoint: NonNullable<Config['openai']>, model: string): Promise<number> {
-  const { OpenAIEmbeddings } = await langchainOpenAi();
-  const client = new OpenAIEmbeddings({ apiKey: endpoint.apiKey, model, maxRetries: 0, timeout: PROBE_TIMEOUT_MS, configuration: { baseURL: endpoint.baseUrl } });
-  let vector: number[];
+  const call = createEmbeddingsEndpoint({ baseUrl: endpoint.baseUrl, apiKey: endpoint.apiKey, timeoutMs: PROBE_TIMEOUT_MS, maxRetries: 0, keepAlive: false });
+  let vector: ArrayLike<number> | undefined;
   try {
-    vector = await client.embedQuery('dimension probe');
+    [vector] = await call({ model, input: ['dimension probe'] }, 1);
   } catch (err) {
-    const status = (err as { status?: unknown }).status;
+    const status = err instanceof EndpointCallError ? err.status : undefined;
     // The endpoint refusing the model by name is the user's input; anything else is the endpoint's failure.
     if (status === 400 || status === 404) throw new ModelChoiceError(`The embeddings endpoint refused the model "${model}" (${status}).`);
-    throw new EmbeddingError(`The embeddings endpoint at ${endpoint.baseUrl} failed to embed with "${model}": ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`, {
-      status: typeof status === 'number' ? status : undefined,
-      cause: err,
-    });
+    throw new EmbeddingError(`The embeddings endpoint at ${endpoint.baseUrl} failed to embed with "${model}": ${err instanceof Error ? err.message : String(err)}`, { status, cause: err });
   }
-  if (!Array.isArray(vector) || vector.length < 1 || vector.length > 16_000) throw new ModelChoiceError(`The model "${model}" did not return a usable vector.`);
+  if (!vector || vector.length < 1 || vector.length > 16_000) throw new ModelChoiceError(`The model "${model}" did not return a usable vector.`);
   return vector.length;
 }

@@ -1,8 +1,7 @@
 import { Batcher } from './batcher.ts';
 import { logEndpointFailure } from './endpoint-log.ts';
 import type { EmbeddingsModel } from '@energetic-ai/embeddings';
-import type { OpenAIEmbeddings } from '@langchain/openai';
-import { langchainOpenAi } from './langchain.ts';
+import { createEmbeddingsEndpoint, EndpointCallError, type EmbeddingsCall } from './embeddings-endpoint.ts';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 
@@ -166,21 +165,18 @@ function* batchesByChars(texts: string[], maxCount: number, maxChars: number): G
 }
 
 // ---------------------------------------------------------------------------------------
-// openai: any OpenAI-compatible /embeddings endpoint through @langchain/openai
+// openai: any OpenAI-compatible /embeddings endpoint (embeddings-endpoint.ts)
 // ---------------------------------------------------------------------------------------
 
-/** 429 and 5xx are retried with backoff (1-2 s, then 2-4 s); more would stall a job for a minute before it fails. */
+/** 408, 409, 429, 5xx and failed connections are retried with backoff (1-2 s, then 2-4 s); more would stall a job for a minute before it fails. */
 const OPENAI_MAX_RETRIES = 2;
 const OPENAI_TIMEOUT_MS = 120_000;
-
-/** openai's ClientOptions['fetchOptions'], reached through LangChain (openai is not a direct dependency). */
-type FetchOptions = NonNullable<NonNullable<ConstructorParameters<typeof OpenAIEmbeddings>[0]>['configuration']>['fetchOptions'];
 
 class OpenAiEmbedder implements Embedder {
   readonly provider = 'openai' as const;
   readonly model: string;
   readonly dimension: number;
-  private shared: OpenAIEmbeddings | undefined;
+  private readonly call: EmbeddingsCall;
 
   constructor(
     private readonly endpoint: NonNullable<Config['openai']>,
@@ -189,58 +185,36 @@ class OpenAiEmbedder implements Embedder {
   ) {
     this.model = settings.model;
     this.dimension = settings.dimension;
-  }
-
-  /**
-   * encodingFormat is left unset on purpose: the openai client then asks for base64 (a quarter
-   * of the bytes) and decodes it itself, and keeps float arrays as they are when a server
-   * ignores the request's encoding. Setting 'base64' explicitly would hand back raw strings.
-   */
-  private async client(signal?: AbortSignal): Promise<OpenAIEmbeddings> {
-    const { OpenAIEmbeddings } = await langchainOpenAi();
-    return new OpenAIEmbeddings({
-      apiKey: this.endpoint.apiKey,
-      model: this.settings.model,
-      // Only text-embedding-3 and later accept `dimensions`; older models and most servers refuse it.
-      ...(this.settings.model.startsWith('text-embedding-3') ? { dimensions: this.settings.dimension } : {}),
-      batchSize: this.settings.batchSize,
-      maxRetries: OPENAI_MAX_RETRIES,
-      timeout: OPENAI_TIMEOUT_MS,
-      configuration: {
-        baseURL: this.endpoint.baseUrl,
-        // LangChain's embeddings pass no per-request options, so a signal can only ride on the
-        // client-wide fetch options. openai's types exclude `signal` there because a per-request
-        // one would override it, but there is none, and the client reports its abort as an
-        // APIUserAbortError, which LangChain does not retry.
-        ...(signal ? { fetchOptions: { signal } as unknown as FetchOptions } : {}),
-      },
-    });
+    this.call = createEmbeddingsEndpoint({ ...endpoint, timeoutMs: OPENAI_TIMEOUT_MS, maxRetries: OPENAI_MAX_RETRIES });
   }
 
   async embedDocuments(texts: string[], signal?: AbortSignal): Promise<number[][]> {
     signal?.throwIfAborted();
     if (texts.length === 0) return [];
-    // The API refuses empty strings with a 400 for the whole batch.
-    const input = texts.map((t) => (t.trim() === '' ? ' ' : t));
-    const vectors = await this.call(signal, (client) => client.embedDocuments(input));
-    if (vectors.length !== texts.length) {
-      throw new EmbeddingError(`The embeddings endpoint returned ${vectors.length} vectors for ${texts.length} texts`);
-    }
+    const vectors = await this.embed(texts, signal);
     return vectors.map((v) => checkedUnit(v, this.dimension, 'The embeddings endpoint'));
   }
 
   async embedQuery(text: string, signal?: AbortSignal): Promise<number[]> {
     signal?.throwIfAborted();
-    const vector = await this.call(signal, (client) => client.embedQuery(text.trim() === '' ? ' ' : text));
+    const [vector] = await this.embed([text], signal);
     return checkedUnit(vector, this.dimension, 'The embeddings endpoint');
   }
 
-  private async call<T>(signal: AbortSignal | undefined, fn: (client: OpenAIEmbeddings) => Promise<T>): Promise<T> {
+  private async embed(texts: string[], signal: AbortSignal | undefined): Promise<ArrayLike<number>[]> {
     const started = performance.now();
     try {
-      if (!signal) return await fn((this.shared ??= await this.client()));
-      // The race is a backstop: the caller is released at once even if a client version stops honouring the signal.
-      return await abortable(this.client(signal).then(fn), signal);
+      return await this.call(
+        {
+          model: this.model,
+          // The API refuses empty strings with a 400 for the whole batch.
+          input: texts.map((t) => (t.trim() === '' ? ' ' : t)),
+          // Only text-embedding-3 and later accept `dimensions`; older models and most servers refuse it.
+          ...(this.model.startsWith('text-embedding-3') ? { dimensions: this.dimension } : {}),
+        },
+        this.settings.batchSize,
+        signal,
+      );
     } catch (err) {
       if (signal?.aborted) throw signal.reason;
       const error = endpointError(err, this.endpoint.baseUrl);
@@ -250,19 +224,13 @@ class OpenAiEmbedder implements Embedder {
   }
 }
 
-function endpointError(err: unknown, baseUrl: string): EmbeddingError {
+/** The endpoint's failure in one sentence naming it: its answer and status, or where it could not be reached. */
+export function endpointError(err: unknown, baseUrl: string): EmbeddingError {
   if (err instanceof EmbeddingError) return err;
-  const e = (err ?? {}) as { status?: unknown; error?: { message?: unknown }; message?: unknown; name?: unknown };
-  // LangChain appends a troubleshooting link to the client's message; the endpoint's own words are enough.
-  const raw = typeof e.message === 'string' ? e.message.split('\n\nTroubleshooting URL')[0]!.trim() : String(err);
-  if (typeof e.status === 'number') {
-    const detail = typeof e.error?.message === 'string' ? e.error.message : raw.replace(/^\d{3}\s+/, '') || 'no details';
-    return new EmbeddingError(`The embeddings endpoint answered ${e.status}: ${detail}`, { status: e.status, cause: err });
-  }
-  if (e.name === 'TimeoutError') {
-    return new EmbeddingError(`The embeddings endpoint at ${baseUrl} did not answer within ${OPENAI_TIMEOUT_MS / 1000} s`, { cause: err });
-  }
-  return new EmbeddingError(`The embeddings endpoint at ${baseUrl} could not be reached: ${raw}`, { cause: err });
+  if (!(err instanceof EndpointCallError)) return new EmbeddingError(`The embeddings endpoint at ${baseUrl} failed: ${messageOf(err)}`, { cause: err });
+  // An answer is the endpoint's own words; a missing one says where it was looked for.
+  const where = err.kind === 'timeout' || err.kind === 'network' ? ` at ${baseUrl}` : '';
+  return new EmbeddingError(`The embeddings endpoint${where} ${err.message}`, { status: err.status, cause: err });
 }
 
 // ---------------------------------------------------------------------------------------

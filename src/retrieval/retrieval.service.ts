@@ -14,7 +14,7 @@ import { vectorLiteral } from '../db/vector.type.ts';
 import { Datastore } from '../datastores/datastore.entity.ts';
 import { AppError, badInput } from '../errors.ts';
 import { isId } from '../ids.ts';
-import type { Embedder } from '../providers/embeddings.ts';
+import { EmbeddingError, type Embedder } from '../providers/embeddings.ts';
 import type { EmbedderRegistry } from '../providers/embedder-registry.ts';
 import { RerankError, type Reranker } from '../providers/rerank.ts';
 import type { DatastoreService } from '../datastores/datastore.service.ts';
@@ -77,11 +77,11 @@ function textQueryOf(query: string): string {
 /** A lexeme (stemmed by to_tsvector) quoted for tsquery's input syntax: quotes and backslashes doubled. */
 const tsqQuote = (lexeme: string) => `'''' || replace(replace(${lexeme}, '\\', '\\\\'), '''', '''''') || ''''`;
 /**
- * The query's distinct lexemes; with common words ($11, see common-words.ts) those left out, so
+ * The query's distinct lexemes; with common words ($13, see common-words.ts) those left out, so
  * that only the query's other words propose the text half's candidates.
  */
 const queryWords = (withoutCommon: boolean) =>
-  `(select w from unnest(tsvector_to_array(to_tsvector('english', $6))) w${withoutCommon ? ' where w <> all($11::text[])' : ''})`;
+  `(select w from unnest(tsvector_to_array(to_tsvector('english', $8))) w${withoutCommon ? ' where w <> all($13::text[])' : ''})`;
 /**
  * The words two by two, OR-ed ("a & b | a & c | b & c"): chunks with at least two of them. Null
  * for fewer than two words (the tier then matches nothing). Pairs of the first 16 words at most
@@ -93,14 +93,14 @@ const pairsTsquery = (words: string) => {
                  from ${first16} a, ${first16} b where a.w < b.w)`;
 };
 /** Any of the query's words (the text half's ranking, and its widest tier). */
-const ANY_TSQUERY = `to_tsquery('english', replace(plainto_tsquery('english', $6)::text, ' & ', ' | '))`;
+const ANY_TSQUERY = `to_tsquery('english', replace(plainto_tsquery('english', $8)::text, ' & ', ' | '))`;
 /** The text half's tiers: all of the words, two of them, any of them. Null where no word is left. */
 function tierTsqueries(withoutCommon: boolean): { all: string; two: string; any: string } {
   const words = queryWords(withoutCommon);
   const joined = (op: string) => `(select string_agg(${tsqQuote('s.w')}, ' ${op} ')::tsquery from ${words} s(w))`;
   return withoutCommon
     ? { all: joined('&'), two: pairsTsquery(words), any: joined('|') }
-    : { all: `plainto_tsquery('english', $6)`, two: pairsTsquery(words), any: ANY_TSQUERY };
+    : { all: `plainto_tsquery('english', $8)`, two: pairsTsquery(words), any: ANY_TSQUERY };
 }
 const TIERS = { plain: tierTsqueries(false), withoutCommon: tierTsqueries(true) };
 /** Fragment.score, in SQL over the candidates' cosine similarity and word coverage. */
@@ -179,7 +179,10 @@ export class RetrievalService {
 
   /** One search per model, merged by score (scores are comparable across searches: see Fragment.score). */
   private async searchGroups(em: Em, groups: Map<Embedder, string[]>, query: string, topK: number, filters: SearchFilters, minScore: number | null, signal?: AbortSignal): Promise<Fragment[]> {
-    const [stats, ...vectors] = await Promise.all([this.stats.get(em), ...[...groups.keys()].map((embedder) => this.queryVectors.embed(embedder, query, signal))]);
+    const [stats, ...vectors] = await Promise.all([this.stats.get(em), ...[...groups.keys()].map((embedder) => this.queryVectors.embed(embedder, query, signal))]).catch((err: unknown) => {
+      // The endpoint's failure, in its own words: a 502, as an answer's model failing is.
+      throw err instanceof EmbeddingError ? new AppError('UPSTREAM_FAILED', err.message, undefined, err) : err;
+    });
     const { commonWords, indexed } = stats;
     const found = await Promise.all(
       [...groups.values()].map((ids, i) => this.searchByVector(em, ids, query, vectors[i]!, topK, filters, { minScore, commonWords, ...scanFor(indexed.get(vectors[i]!.length)) })),
@@ -191,7 +194,8 @@ export class RetrievalService {
   /** The SQL of a search, with the query vector given (benchmarks time embedding apart). One statement. */
   async searchByVector(em: Em, datastoreIds: string[], query: string, vector: number[], topK: number, filters: SearchFilters = {}, opts: SearchOptions = {}): Promise<Fragment[]> {
     const { sql, params } = searchSql(datastoreIds, query, vector, topK, filters, opts);
-    const rows = await rawQuery<Fragment & { score: string | number }>(em, sql, params);
+    // Prepared: its text depends only on the dimension, the mode and whether common words are left out.
+    const rows = await rawQuery<Fragment & { score: string | number }>(em, sql, params, { prepared: true });
     return rows.map((r) => ({ ...r, score: Number(r.score) }));
   }
 }
@@ -209,7 +213,8 @@ export interface SearchOptions {
   commonWords?: string[];
   /**
    * A search whose datastores and filters keep at most this many chunks compares them all instead
-   * of scanning the HNSW index (by the index's size: scanFor); 0 (the default): always the index.
+   * of scanning the HNSW index (by the index's size: scanFor); 0 (the default): always the index
+   * (but for datastores and filters that keep no chunk at all).
    */
   exactUpTo?: number;
 }
@@ -222,7 +227,7 @@ export interface SearchOptions {
  * The query vector is the parameter itself in the ORDER BY (`<=> $1::vector(N)`), never a column
  * of a CTE: a CTE read twice is materialized, and an ORDER BY over its column cannot use the HNSW
  * index (the search becomes an exact scan of every chunk). The vector search comes first and
- * uses $1-$5 only, so it can be run alone (benchmarks measure its recall against exact search).
+ * uses $1-$7 only, so it can be run alone (benchmarks measure its recall against exact search).
  */
 export function searchSql(datastoreIds: string[], query: string, vector: number[], topK: number, filters: SearchFilters = {}, opts: SearchOptions = {}) {
   const dim = vector.length;
@@ -250,27 +255,26 @@ export function searchSql(datastoreIds: string[], query: string, vector: number[
         where c.dimension = ${dim} and ${filter}${gate}
         order by ${order}
         limit $5`;
-  // The scan runs with ef_search = efSearch, set when its query vector is computed (just before
-  // the scan starts); the connection's lower value is only what the planner costs it with.
-  const throughIndex = `c.embedding::vector(${dim}) <=> (select $1::vector(${dim}) from (select set_config('hnsw.ef_search', '${efSearch}', true)) ef)`;
-  // With an exact bound: the chunks the datastores and filters keep, as their datasources count
+  // The scan runs with ef_search = efSearch ($6), set when its query vector is computed (just
+  // before the scan starts); the connection's lower value is only what the planner costs it with.
+  const throughIndex = `c.embedding::vector(${dim}) <=> (select $1::vector(${dim}) from (select set_config('hnsw.ef_search', $6::text, true)) ef)`;
+  // The exact bound ($7): the chunks the datastores and filters keep, as their datasources count
   // them; at most that many are all compared (an order the index cannot serve), more go through
-  // the index. Both branches are planned, one runs (each is gated by a one-time filter).
-  const nearest = exactUpTo
-    ? `(${nearestBy(`
-          and (select kept from scope) <= ${exactUpTo}`, `(c.embedding::vector(${dim}) <=> $1::vector(${dim})) + 0`)})
+  // the index. Both branches are planned, one runs (each is gated by a one-time filter). Both
+  // numbers are parameters, not text: the statement's text stays the same as the index grows, so
+  // it is prepared once per connection (rawQuery's `prepared`).
+  // A bound of 0 (none known): the index, whatever the datastores keep.
+  const exact = `($7::int8 > 0 and (select kept from scope) <= $7::int8)`;
+  const nearest = `(${nearestBy(`
+          and ${exact}`, `(c.embedding::vector(${dim}) <=> $1::vector(${dim})) + 0`)})
         union all
         (${nearestBy(`
-          and (select kept from scope) > ${exactUpTo}`, throughIndex)})`
-    : nearestBy('', throughIndex);
-  const scope = exactUpTo
-    ? `scope as (
+          and not ${exact}`, throughIndex)})`;
+  const sql = `
+    with scope as (
       select coalesce(sum(s.chunk_count), 0) as kept from datasources s
       where ${keeps('s.datastore_id', 's.id', 's.custom_id')}
-    ),`
-    : '';
-  const sql = `
-    with ${scope}
+    ),
     vec as (
       select id, d, tsv, row_number() over (order by d, id) as r
       from (${nearest}
@@ -280,7 +284,7 @@ export function searchSql(datastoreIds: string[], query: string, vector: number[
                  ${tiers.all} as tq_all,
                  ${tiers.two} as tq_two,
                  ${tiers.any} as tq_any,
-                 tsvector_to_array(to_tsvector('english', $6)) as words),
+                 tsvector_to_array(to_tsvector('english', $8)) as words),
     fts as (
       select p.id, p.tsv, p.embedding, row_number() over (order by ts_rank_cd(p.tsv, q.tq) desc, p.id) as r
       from (
@@ -292,10 +296,10 @@ export function searchSql(datastoreIds: string[], query: string, vector: number[
         (select c.id, c.tsv, c.embedding from chunks c, q where c.tsv @@ q.tq_two and not c.tsv @@ q.tq_all and ${filter})
         union all
         (select c.id, c.tsv, c.embedding from chunks c, q where c.tsv @@ q.tq_any and not c.tsv @@ q.tq_two and not c.tsv @@ q.tq_all and ${filter})
-        limit $10
+        limit $12
       ) p, q
       order by ts_rank_cd(p.tsv, q.tq) desc, p.id
-      limit $8
+      limit $10
     ),
     -- Each candidate arrives with what its scoring needs (the vector half's distance, or the text
     -- half's row with its vector; the tsv from either): no candidate's row is read a second time.
@@ -316,9 +320,9 @@ export function searchSql(datastoreIds: string[], query: string, vector: number[
     top as (
       select f.id, f.relevance, f.rank, f.vr from ranked f
       -- The cut compares the score as the caller reads it (rounded): minScore = a score it was shown keeps that fragment.
-      where ($9::float8 is null or round(f.relevance::numeric, 6) >= $9::numeric)
+      where ($11::float8 is null or round(f.relevance::numeric, 6) >= $11::numeric)
       order by f.rank desc, f.vr asc
-      limit $7
+      limit $9
     )
     select c.text, round(f.relevance::numeric, 6) as score,
            coalesce(c.metadata->>'source', d.name) as source,
@@ -333,6 +337,8 @@ export function searchSql(datastoreIds: string[], query: string, vector: number[
     filters.datasource_ids?.length ? filters.datasource_ids : null,
     filters.custom_ids?.length ? filters.custom_ids : null,
     mode === 'text' ? 0 : candidates,
+    String(efSearch),
+    exactUpTo,
     textQueryOf(query),
     topK,
     mode === 'vector' ? 0 : candidates,
