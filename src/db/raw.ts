@@ -11,7 +11,7 @@ import type { Em } from './orm.ts';
  * `prepared`: on PostgreSQL and outside a transaction, the statement goes out as a named prepared
  * statement (named by its text's hash) on the pool itself, so each connection parses and analyses
  * it once instead of on every call (0.6 ms of a datastore query's search: docs/benchmarks.md).
- * PostgreSQL still plans it for its parameters when that is cheaper than a generic plan. A
+ * Each run is still planned for its parameters (plan_cache_mode, VECTOR_SEARCH_SETTINGS). A
  * prepared statement lives as long as its connection, so a caller must keep the number of
  * distinct texts it prepares small: nothing that varies per call goes into the text. Elsewhere
  * (PGlite, a transaction), the statement is sent as usual.

@@ -17,12 +17,18 @@ import type { Orm } from './types.ts';
  *    on a large table that branch's estimate (a sort of every chunk) crosses jit_above_cost even
  *    when it does not run: PostgreSQL then compiled the statement first, 47 ms of a 55 ms query at
  *    250,000 chunks (8.6 ms without). No statement of the service gains from JIT: they read few rows.
+ *  - plan_cache_mode = force_custom_plan: the search is a prepared statement (rawQuery's
+ *    `prepared`) whose one text serves every filter; each run is still planned for its own
+ *    parameters (which datastores, filters, bound), as when it was sent unprepared, instead of
+ *    PostgreSQL settling on one generic plan for them all after five runs. What preparing saves
+ *    is the parsing and analysis. Only prepared statements read this setting.
  */
 export const VECTOR_SEARCH_SETTINGS: Readonly<Record<string, string>> = {
   'hnsw.ef_search': '40',
   'hnsw.iterative_scan': 'relaxed_order',
   'hnsw.max_scan_tuples': '20000',
   jit: 'off',
+  plan_cache_mode: 'force_custom_plan',
 };
 
 /**
