@@ -64,7 +64,11 @@ describe('concurrent queries on the local model', () => {
     for (const name of names) alone.push(await ask(app, org, store, TOPICS[name]!.question));
     names.forEach((name, i) => {
       expect(together[i]![0]!.datasource_name, TOPICS[name]!.question).toBe(name);
-      expect(together[i], TOPICS[name]!.question).toEqual(alone[i]);
+      // The same fragments in the same order; a score may differ in its last printed digit (the
+      // model's arithmetic on a batch of texts is not bit for bit the same as on one text).
+      const strip = (rows: Awaited<ReturnType<typeof ask>>) => rows.map(({ score: _score, ...rest }) => rest);
+      expect(strip(together[i]!), TOPICS[name]!.question).toEqual(strip(alone[i]!));
+      together[i]!.forEach((row, j) => expect(row.score, TOPICS[name]!.question).toBeCloseTo(alone[i]![j]!.score, 5));
     });
   });
 });

@@ -145,7 +145,7 @@ describe('datastore query SQL', () => {
     expect(rows).toHaveLength(10);
   });
 
-  it('the HNSW scan runs with ef_search 400 while the connection keeps the lower value the planner costs with', async () => {
+  it('the HNSW scan runs with HNSW_EF_SEARCH while the connection keeps the lower value the planner costs with', async () => {
     const [query] = vectors(1, 11);
     const { sql, params } = searchSql([datastoreId], 'zebra', query!, 10);
     let during = '';

@@ -5,7 +5,7 @@ import type { Orm } from './types.ts';
  * the HNSW index). Set once per connection, so a search is one statement, not a transaction of
  * SET LOCALs around it.
  *  - ef_search: what the planner costs an HNSW scan with. pgvector's estimate grows with it, and
- *    at HNSW_EF_SEARCH (400) it priced the index above an exact scan of every chunk below ~40,000
+ *    at 400 it priced the index above an exact scan of every chunk below ~40,000
  *    chunks, so small datastores were searched exactly (10,000 chunks: ~10x slower, the vectors
  *    being read from TOAST one by one). The search itself runs with HNSW_EF_SEARCH, which the
  *    statement sets for its own scan (retrieval.service.ts, searchSql).
@@ -32,16 +32,19 @@ export const VECTOR_SEARCH_SETTINGS: Readonly<Record<string, string>> = {
 };
 
 /**
- * The size of the candidate list an HNSW scan of the datastore query keeps. Recall@10 against
- * exact search at 50,000 chunks (bench:query): 0.86 at 100, 0.92 at 200, 0.98 at 400. The search
- * asks the index for at most 400 candidates (retrieval.service.ts), which this also covers.
+ * The size of the candidate list an HNSW scan of the datastore query keeps, above
+ * SMALL_INDEX_CHUNKS. Recall@10 against exact search (bench:query, PostgreSQL 17): the clustered
+ * corpus at 50,000 chunks 0.90 at 200, 0.98 at 400; issue 19's files corpus (the endpoint
+ * stand-in's vectors, harder for the graph) 0.94 at 400 and 500, 0.95 at 600 at 50,000 chunks, and
+ * 0.94 at 400, 0.96 at 600 at 250,000. 600 costs 2-5 ms more an unfiltered search there. The
+ * search asks the index for at most 400 candidates (retrieval.service.ts), which this also covers.
  */
-export const HNSW_EF_SEARCH = 400;
+export const HNSW_EF_SEARCH = 600;
 
 /**
  * An index of at most this many chunks is scanned with SMALL_INDEX_EF_SEARCH: in a small graph a
- * list of 400 candidates visits most of the graph, and recall@10 is already >= 0.95 with half of
- * it (bench:query's sweep, docs/benchmarks.md).
+ * long list visits most of the graph, and recall@10 is already >= 0.95 with 200 (0.98 on issue
+ * 19's 10,000-chunk corpus, 0.99 on 20,000 clustered chunks: bench:query's sweep, docs/benchmarks.md).
  */
 export const SMALL_INDEX_CHUNKS = 20_000;
 export const SMALL_INDEX_EF_SEARCH = 200;
