@@ -84,14 +84,18 @@ export interface AnswerChecks {
   bySentence?: boolean;
   /** The fragments' threshold; RELEVANT_SCORE by default. */
   relevantScore?: number;
+  /** The best sentence's threshold; SENTENCE_RELEVANCE by default. */
+  sentenceRelevance?: number;
+  /** The weight of the share of the question's words in a sentence's relevance, against its cosine's 1; 1 by default. */
+  sentenceWordWeight?: number;
 }
 
 export async function extractiveAnswer(question: string, fragments: Fragment[], hasKnowledge: boolean, embedder: Embedder, signal?: AbortSignal, opts: AnswerChecks = {}): Promise<string> {
   if (!hasKnowledge) return NO_DATASTORE_ANSWER;
-  const ranked = await rankSentences(question, fragments, embedder, signal, opts.relevantScore);
+  const ranked = await rankSentences(question, fragments, embedder, signal, opts.relevantScore, opts.sentenceWordWeight);
   if (!ranked) return NOTHING_FOUND_ANSWER;
   const { sentences, candidates, scores, order, relevant } = ranked;
-  if (opts.bySentence !== false && ranked.bestRelevance < SENTENCE_RELEVANCE) return NOTHING_FOUND_ANSWER;
+  if (opts.bySentence !== false && ranked.bestRelevance < (opts.sentenceRelevance ?? SENTENCE_RELEVANCE)) return NOTHING_FOUND_ANSWER;
 
   const best = candidates[order[0]!]!;
   let first = best.text;
@@ -124,7 +128,7 @@ interface RankedSentences {
 }
 
 /** The relevant fragments' sentences scored against the question; null when there is nothing to quote. */
-async function rankSentences(question: string, fragments: Fragment[], embedder: Embedder, signal?: AbortSignal, relevantScore = RELEVANT_SCORE): Promise<RankedSentences | null> {
+async function rankSentences(question: string, fragments: Fragment[], embedder: Embedder, signal?: AbortSignal, relevantScore = RELEVANT_SCORE, wordWeight = 1): Promise<RankedSentences | null> {
   const relevant = fragments.filter((f) => f.score >= relevantScore);
   if (!relevant.length) return null;
 
@@ -140,12 +144,12 @@ async function rankSentences(question: string, fragments: Fragment[], embedder: 
   const raw = candidates.map((s, i) => {
     const words = new Set(contentWords(inContext(s)));
     const shared = [...asked].filter((w) => words.has(w)).length / Math.max(asked.size, 1);
-    return dot(q!, vectors[i]!) + shared;
+    return dot(q!, vectors[i]!) + wordWeight * shared;
   });
   // The fragment's own score breaks near-ties in favour of the better fragment.
   const scores = candidates.map((s, i) => raw[i]! + 0.1 * relevant[s.fragment]!.score);
   const order = candidates.map((_, i) => i).sort((a, b) => scores[b]! - scores[a]!);
-  return { relevant, sentences, candidates, scores, order, bestRelevance: Math.min(1, Math.max(0, raw[order[0]!]! / 2)) };
+  return { relevant, sentences, candidates, scores, order, bestRelevance: Math.min(1, Math.max(0, raw[order[0]!]! / (1 + wordWeight))) };
 }
 
 /** A sentence is read with its heading: "Keep warm" tells what "30 minutes" is about. */
