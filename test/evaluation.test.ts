@@ -49,6 +49,9 @@ describe('the evaluation set', () => {
 // for the score threshold (docs/evaluation.md), and the answer-kind rule raised the unanswerable
 // ones caught. The fragment threshold of 0.375 with the sentence check (docs/evaluation.md) took
 // the answerable ones answered "nothing found" from 1/30 to 0/30 on this sample, the rest unchanged.
+// The word share weighted 2 to 1 in `score` (docs/evaluation.md, the third pass) took this sample's
+// AUC from 0.85 to 0.883 (floor 0.85: an answerable question's top score moving below all ten
+// unanswerable ones costs 0.033), the rest unchanged (median 253.5).
 describe('on a 40-question sample, no worse than when this landed', () => {
   it('hybrid retrieval finds the answer, and does better than either half alone', () => {
     const { hybrid, vector, text } = figures.retrieval;
@@ -59,7 +62,7 @@ describe('on a 40-question sample, no worse than when this landed', () => {
   });
 
   it('the top score separates what the knowledge base can answer from what it cannot', () => {
-    expect(figures.retrieval.hybrid.auc).toBeGreaterThanOrEqual(0.83);
+    expect(figures.retrieval.hybrid.auc).toBeGreaterThanOrEqual(0.85);
   });
 
   it('the extractive answer starts with the answer, stays short, and says "nothing found" when it should', () => {

@@ -119,7 +119,7 @@ export class QueryResult {
   @Field()
   text!: string;
 
-  @Field(() => Float, { description: 'Relevance from 0 to 1, comparable across queries: the mean of the cosine similarity to the query and the share of its words the fragment contains.' })
+  @Field(() => Float, { description: 'Relevance from 0 to 1, comparable across queries: (the cosine similarity to the query + 2 × the share of its words the fragment contains) / 3.' })
   score!: number;
 
   @Field({ description: 'The page URL or the file name.' })

@@ -20,9 +20,10 @@ export const QUOTE_NOTE = 'No language model is configured, so this answer quote
  * Below this score (Fragment.score) a fragment is not about the question. Chosen on the
  * evaluation set, together with SENTENCE_RELEVANCE: see docs/evaluation.md for the trade-off at
  * each threshold. (0.45 before the sentence check: it refused questions worded away from their
- * document, which the sentence check and the answer-kind rule now judge instead.)
+ * document, which the sentence check and the answer-kind rule now judge instead; 0.375 while the
+ * score weighed the word share like the cosine.)
  */
-export const RELEVANT_SCORE = 0.375;
+export const RELEVANT_SCORE = 0.35;
 /**
  * Below this relevance of the best sentence ((its cosine to the question + the share of the
  * question's words it holds, with its heading) / 2, in [0, 1]), the fragments are about the

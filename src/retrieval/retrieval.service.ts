@@ -25,9 +25,10 @@ import { QueryVectors } from './query-vectors.ts';
 export interface Fragment {
   text: string;
   /**
-   * Relevance in [0, 1], comparable across queries: the mean of the cosine similarity of the
-   * fragment to the query and the share of the query's words (stemmed, stop words left out) that
-   * the fragment contains.
+   * Relevance in [0, 1], comparable across queries: (the cosine similarity of the fragment to the
+   * query + 2 x the share of the query's words (stemmed, stop words left out) that the fragment
+   * contains) / 3. The weight separates answerable from unanswerable questions best on the
+   * evaluation set (docs/evaluation.md).
    */
   score: number;
   source: string;
@@ -104,7 +105,7 @@ function tierTsqueries(withoutCommon: boolean): { all: string; two: string; any:
 }
 const TIERS = { plain: tierTsqueries(false), withoutCommon: tierTsqueries(true) };
 /** Fragment.score, in SQL over the candidates' cosine similarity and word coverage. */
-const RELEVANCE = 'least(1, (s.cos + s.words) / 2)';
+const RELEVANCE = 'least(1, (s.cos + 2 * s.words) / 3)';
 
 export class RetrievalService {
   constructor(

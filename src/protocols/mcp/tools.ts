@@ -17,7 +17,7 @@ import { TOP_K_MAX, type Fragment } from '../../retrieval/retrieval.service.ts';
 
 const fragment = z.object({
   text: z.string(),
-  score: z.number().describe('Relevance, 0 to 1, comparable across queries of a datastore: the mean of the cosine similarity and the share of the query\'s words the fragment contains.'),
+  score: z.number().describe('Relevance, 0 to 1, comparable across queries of a datastore: (the cosine similarity + 2 x the share of the query\'s words the fragment contains) / 3.'),
   source: z.string().describe('The page URL or the file name.'),
   datasource_id: z.string(),
   datasource_name: z.string(),
