@@ -160,7 +160,7 @@ export function corpusName(spec: { chunks: number; datasources: number; clusters
 
 export function describeDatabase(): string {
   const url = process.env.DATABASE_URL;
-  if (!url) return 'embedded PGlite (in memory, in the server process)';
+  if (!url) return process.env.BENCH_PGLITE === 'disk' ? 'embedded PGlite (a data directory on disk, as npm start has it, in the server process)' : 'embedded PGlite (in memory, in the server process)';
   const u = new URL(url);
   return `PostgreSQL at ${u.hostname}:${u.port || 5432}`;
 }

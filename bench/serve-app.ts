@@ -1,4 +1,7 @@
-/** The real service for a benchmark, on the embedded database in memory unless DATABASE_URL is set. */
+/**
+ * The real service for a benchmark, on the embedded database in memory unless DATABASE_URL is set;
+ * BENCH_PGLITE=disk: the embedded database in a data directory, as `npm start` makes it.
+ */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -18,7 +21,7 @@ const running = await start(
     HOST: '127.0.0.1',
     LOG_LEVEL: 'error',
     DATA_DIR: mkdtempSync(path.join(tmpdir(), 'agentbase-bench-')),
-    DATABASE_URL: process.env.DATABASE_URL || 'pglite://memory',
+    DATABASE_URL: process.env.DATABASE_URL || (process.env.BENCH_PGLITE === 'disk' ? undefined : 'pglite://memory'),
   }),
 );
 process.stdout.write(`LISTENING http://127.0.0.1:${running.port}\n`);

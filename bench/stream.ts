@@ -16,17 +16,18 @@
  * the app's resident memory under that load at the start and at the end (target: 0 errors, the
  * end within 10% of the start).
  *
- * Embedded PGlite unless DATABASE_URL is set (then a fresh database on that server, dropped at
- * the end). Env: BENCH_SAMPLES (200), BENCH_STREAMS (1000), SOAK_STREAMS (200), SOAK_WARMUP_SECONDS (10),
+ * Embedded PGlite in memory unless DATABASE_URL is set (then a fresh database on that server, dropped at
+ * the end); BENCH_PGLITE=disk: embedded PGlite in a data directory, as `npm start` has it. Env: BENCH_SAMPLES (200), BENCH_STREAMS (1000), SOAK_STREAMS (200), SOAK_WARMUP_SECONDS (10),
  * SOAK_REST_SECONDS (30: the app's RSS at rest after the soak, every 5 s),
- * FIRST_TOKEN_DELAY_MS (50), TOKEN_DELAY_MS (5), BENCH_NODE_ARGS (extra node flags for the app,
- * e.g. --cpu-prof).
+ * FIRST_TOKEN_DELAY_MS (50), TOKEN_DELAY_MS (5), BENCH_NODE_ARGS (the app's node flags, e.g. --cpu-prof;
+ * by default the V8 heap flags `npm start` gives the service, START_V8_FLAGS: the app runs as it is run).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { EventSourceMessage } from 'eventsource-parser';
+import { START_V8_FLAGS } from '../test/support/process.ts';
 import { LIMITS_OFF, agent, describeDatabase, f1, f2, freshDatabase, graphql, pct, spawnChild, stream, table, type StreamResult } from './lib.ts';
 import { heapAfterGc as heapSample } from './heap-sample.ts';
 import { statusKb } from '../test/support/resident.ts';
@@ -45,6 +46,8 @@ const REPLY = 'Streaming works: each fragment of this answer leaves the model se
 const log = (s = '') => process.stdout.write(`${s}\n`);
 const progress = (s: string) => process.stderr.write(`bench:stream: ${s}\n`);
 
+/** The app's node flags: BENCH_NODE_ARGS when given (even empty), else those `npm start` uses. */
+const APP_NODE_ARGS = process.env.BENCH_NODE_ARGS !== undefined ? process.env.BENCH_NODE_ARGS.split(' ').filter(Boolean) : START_V8_FLAGS;
 const heapDir = mkdtempSync(path.join(tmpdir(), 'agentbase-soak-'));
 const adminUrl = process.env.DATABASE_URL || '';
 const database = adminUrl ? await freshDatabase(adminUrl, `agentbase_bench_stream_${process.pid}`) : null;
@@ -63,7 +66,7 @@ const app = await spawnChild(
     // The soak reads the app's heap after a full collection (bench/heap.ts) beside its RSS.
     BENCH_HEAP: SOAK_SECONDS > 0 ? heapDir : '',
   },
-  (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
+  APP_NODE_ARGS,
 );
 
 try {
@@ -162,7 +165,7 @@ try {
   const appBurst = await burst((i) => viaApp(`Concurrent question ${i}?`));
 
   // ---- report ------------------------------------------------------------------------------
-  log(`bench:stream — ${describeDatabase()}; model server: test/support/openai-server.ts in its own process,`);
+  log(`bench:stream — ${describeDatabase()}; app node flags: ${APP_NODE_ARGS.join(' ') || 'none'}; model server: test/support/openai-server.ts in its own process,`);
   log(`first token after ${FIRST_TOKEN_DELAY_MS} ms, then ${TOKEN_DELAY_MS} ms per token, ${REPLY.split(' ').length}-token reply; public agent without datastore, anonymous visitors`);
   log('');
   log('Method: the same client (node:http keep-alive, eventsource-parser) times, from sending the request,');
@@ -306,7 +309,7 @@ async function soak(appPid: number, run: (query: string) => Promise<StreamResult
     restTrace.push(`${s} s: ${f1(rssMiB(appPid))}`);
   }
   const change = (end - start) / start;
-  log(`bench:stream --soak ${SOAK_SECONDS} — ${describeDatabase()}; ${SOAK_STREAMS} streams open at once, first token after ${FIRST_TOKEN_DELAY_MS} ms, ${TOKEN_DELAY_MS} ms per token; ${warmupSeconds} s warm-up`);
+  log(`bench:stream --soak ${SOAK_SECONDS} — ${describeDatabase()}; ${SOAK_STREAMS} streams open at once, first token after ${FIRST_TOKEN_DELAY_MS} ms, ${TOKEN_DELAY_MS} ms per token; ${warmupSeconds} s warm-up; app node flags: ${APP_NODE_ARGS.join(' ') || 'none'}`);
   log(
     table([
       ['streams completed', 'errors', 'streams/s', 'first frame p50 / p99 ms', 'app RSS start MiB', 'min / max MiB', 'end MiB', 'end / start', 'at rest after MiB'],

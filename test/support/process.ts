@@ -100,6 +100,9 @@ export const START_ARGS = (() => {
   return words.slice(words.indexOf('node') + 1);
 })();
 
+/** The V8 heap flags of package.json's `start` script, for benchmarks that start the service another way (bench/serve-app.ts). */
+export const START_V8_FLAGS = START_ARGS.filter((a) => /^--(max-semi-space-size|heap-growing-percent)=/.test(a));
+
 /** `node src/main.ts`, exactly as the npm scripts run it. */
 export const spawnMain = (env: Record<string, string>) => spawnService(NODE, START_ARGS, env);
 
