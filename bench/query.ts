@@ -402,31 +402,29 @@ async function measure(CHUNKS: number): Promise<Summary> {
         sweep: new Map(),
       };
       if (/hnsw/i.test(rec.exactPlan)) throw new Error('the exact search still uses the HNSW index');
-      let hits = 0;
-      let tiedHits = 0;
-      const sweepHits = new Map<number, number>(EF_SWEEP.map((ef) => [ef, 0]));
       for (const ef of EF_SWEEP) rec.sweep.set(ef, { recall: 0, tied: 0, ms: [] });
       for (let q = 0; q < QUERIES; q++) {
         const v = vectorOnly(q, mode.filters(q));
         const exact = await raw([...v.settings, 'set local enable_indexscan = off'], v.sql, v.params);
         rec.exactMs.push(exact.ms);
         const truth = new Set(exact.rows.map((r) => r.id as string));
+        const bound = Number(exact.rows[exact.rows.length - 1]?.d ?? Infinity) + TIE_EPSILON;
+        // This query's share of the exact ten found (by id, and within TIE_EPSILON), added to `into`'s means.
+        const count = (rows: Record<string, unknown>[], into: { recall: number; tied: number }) => {
+          const of = Math.max(1, truth.size) * QUERIES;
+          into.recall += rows.filter((r) => truth.has(r.id as string)).length / of;
+          into.tied += rows.filter((r) => Number(r.d) <= bound).length / of;
+        };
         const ann = await raw(v.settings, v.sql, v.params);
         rec.annMs.push(ann.ms);
-        hits += ann.rows.filter((r) => truth.has(r.id)).length / Math.max(1, truth.size);
-        const bound = Number(exact.rows[exact.rows.length - 1]?.d ?? Infinity) + TIE_EPSILON;
-        tiedHits += ann.rows.filter((r) => Number(r.d) <= bound).length / Math.max(1, truth.size);
+        count(ann.rows, rec);
         for (const ef of EF_SWEEP) {
           const w = vectorOnly(q, mode.filters(q), ef);
           const a = await raw(w.settings, w.sql, w.params);
-          sweepHits.set(ef, sweepHits.get(ef)! + a.rows.filter((r) => truth.has(r.id)).length / Math.max(1, truth.size));
-          rec.sweep.get(ef)!.tied += a.rows.filter((r) => Number(r.d) <= bound).length / Math.max(1, truth.size) / QUERIES;
+          count(a.rows, rec.sweep.get(ef)!);
           rec.sweep.get(ef)!.ms.push(a.ms);
         }
       }
-      rec.recall = hits / QUERIES;
-      rec.tied = tiedHits / QUERIES;
-      for (const ef of EF_SWEEP) rec.sweep.get(ef)!.recall = sweepHits.get(ef)! / QUERIES;
       recall.set(mode.name, rec);
     }
 
