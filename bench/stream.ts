@@ -48,6 +48,7 @@ const progress = (s: string) => process.stderr.write(`bench:stream: ${s}\n`);
 
 /** The app's node flags: BENCH_NODE_ARGS when given (even empty), else those `npm start` uses. */
 const APP_NODE_ARGS = process.env.BENCH_NODE_ARGS !== undefined ? process.env.BENCH_NODE_ARGS.split(' ').filter(Boolean) : START_V8_FLAGS;
+const APP_FLAGS = `app node flags: ${APP_NODE_ARGS.join(' ') || 'none'}`;
 const heapDir = mkdtempSync(path.join(tmpdir(), 'agentbase-soak-'));
 const adminUrl = process.env.DATABASE_URL || '';
 const database = adminUrl ? await freshDatabase(adminUrl, `agentbase_bench_stream_${process.pid}`) : null;
@@ -165,7 +166,7 @@ try {
   const appBurst = await burst((i) => viaApp(`Concurrent question ${i}?`));
 
   // ---- report ------------------------------------------------------------------------------
-  log(`bench:stream — ${describeDatabase()}; app node flags: ${APP_NODE_ARGS.join(' ') || 'none'}; model server: test/support/openai-server.ts in its own process,`);
+  log(`bench:stream — ${describeDatabase()}; ${APP_FLAGS}; model server: test/support/openai-server.ts in its own process,`);
   log(`first token after ${FIRST_TOKEN_DELAY_MS} ms, then ${TOKEN_DELAY_MS} ms per token, ${REPLY.split(' ').length}-token reply; public agent without datastore, anonymous visitors`);
   log('');
   log('Method: the same client (node:http keep-alive, eventsource-parser) times, from sending the request,');
@@ -309,7 +310,7 @@ async function soak(appPid: number, run: (query: string) => Promise<StreamResult
     restTrace.push(`${s} s: ${f1(rssMiB(appPid))}`);
   }
   const change = (end - start) / start;
-  log(`bench:stream --soak ${SOAK_SECONDS} — ${describeDatabase()}; ${SOAK_STREAMS} streams open at once, first token after ${FIRST_TOKEN_DELAY_MS} ms, ${TOKEN_DELAY_MS} ms per token; ${warmupSeconds} s warm-up; app node flags: ${APP_NODE_ARGS.join(' ') || 'none'}`);
+  log(`bench:stream --soak ${SOAK_SECONDS} — ${describeDatabase()}; ${SOAK_STREAMS} streams open at once, first token after ${FIRST_TOKEN_DELAY_MS} ms, ${TOKEN_DELAY_MS} ms per token; ${warmupSeconds} s warm-up; ${APP_FLAGS}`);
   log(
     table([
       ['streams completed', 'errors', 'streams/s', 'first frame p50 / p99 ms', 'app RSS start MiB', 'min / max MiB', 'end MiB', 'end / start', 'at rest after MiB'],
