@@ -93,7 +93,7 @@ export interface AnswerChecks {
 
 export async function extractiveAnswer(question: string, fragments: Fragment[], hasKnowledge: boolean, embedder: Embedder, signal?: AbortSignal, opts: AnswerChecks = {}): Promise<string> {
   if (!hasKnowledge) return NO_DATASTORE_ANSWER;
-  const ranked = await rankSentences(question, fragments, embedder, signal, opts.relevantScore, opts.sentenceWordWeight);
+  const ranked = await rankSentences(question, fragments, embedder, signal, opts);
   if (!ranked) return NOTHING_FOUND_ANSWER;
   const { sentences, candidates, scores, order, relevant } = ranked;
   if (opts.bySentence !== false && ranked.bestRelevance < (opts.sentenceRelevance ?? SENTENCE_RELEVANCE)) return NOTHING_FOUND_ANSWER;
@@ -129,7 +129,8 @@ interface RankedSentences {
 }
 
 /** The relevant fragments' sentences scored against the question; null when there is nothing to quote. */
-async function rankSentences(question: string, fragments: Fragment[], embedder: Embedder, signal?: AbortSignal, relevantScore = RELEVANT_SCORE, wordWeight = 1): Promise<RankedSentences | null> {
+async function rankSentences(question: string, fragments: Fragment[], embedder: Embedder, signal: AbortSignal | undefined, opts: AnswerChecks): Promise<RankedSentences | null> {
+  const { relevantScore = RELEVANT_SCORE, sentenceWordWeight: wordWeight = 1 } = opts;
   const relevant = fragments.filter((f) => f.score >= relevantScore);
   if (!relevant.length) return null;
 
