@@ -1,6 +1,7 @@
 import { IsOptional, Length, Max, MaxLength, Min } from 'class-validator';
 import { Field, Float, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import type { Usage } from '../providers/chat.ts';
+import { SCORE_DESCRIPTION } from '../retrieval/retrieval.service.ts';
 import { PromptType } from '../vocabulary.ts';
 
 /** The model tiers a query may ask for (model_4_32k is not among them, as in the REST interface). */
@@ -119,7 +120,7 @@ export class QueryResult {
   @Field()
   text!: string;
 
-  @Field(() => Float, { description: 'Relevance from 0 to 1, comparable across queries: (the cosine similarity to the query + 2 × the share of its words the fragment contains) / 3.' })
+  @Field(() => Float, { description: SCORE_DESCRIPTION })
   score!: number;
 
   @Field({ description: 'The page URL or the file name.' })

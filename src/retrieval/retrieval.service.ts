@@ -27,8 +27,7 @@ export interface Fragment {
   /**
    * Relevance in [0, 1], comparable across queries: (the cosine similarity of the fragment to the
    * query + 2 x the share of the query's words (stemmed, stop words left out) that the fragment
-   * contains) / 3. The weight separates answerable from unanswerable questions best on the
-   * evaluation set (docs/evaluation.md).
+   * contains) / 3 (WORD_WEIGHT, SCORE_DESCRIPTION).
    */
   score: number;
   source: string;
@@ -104,8 +103,15 @@ function tierTsqueries(withoutCommon: boolean): { all: string; two: string; any:
     : { all: `plainto_tsquery('english', $8)`, two: pairsTsquery(words), any: ANY_TSQUERY };
 }
 const TIERS = { plain: tierTsqueries(false), withoutCommon: tierTsqueries(true) };
+/**
+ * The weight of the share of the query's words in Fragment.score, against the cosine's 1: 2
+ * separates answerable from unanswerable questions best on the evaluation set (docs/evaluation.md).
+ */
+const WORD_WEIGHT = 2;
 /** Fragment.score, in SQL over the candidates' cosine similarity and word coverage. */
-const RELEVANCE = 'least(1, (s.cos + 2 * s.words) / 3)';
+const RELEVANCE = `least(1, (s.cos + ${WORD_WEIGHT} * s.words) / ${1 + WORD_WEIGHT})`;
+/** What Fragment.score is, for the API's descriptions of it (GraphQL, MCP). */
+export const SCORE_DESCRIPTION = `Relevance from 0 to 1, comparable across queries of a datastore: (the cosine similarity to the query + ${WORD_WEIGHT} × the share of its words the fragment contains) / ${1 + WORD_WEIGHT}.`;
 
 export class RetrievalService {
   constructor(

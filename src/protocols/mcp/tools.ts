@@ -13,11 +13,11 @@ import { normalizeError } from '../../graphql/errors.ts';
 import { assertStorableText } from '../../graphql/text-guard.ts';
 import { allPages, MAX_PAGE } from '../../graphql/pagination.ts';
 import { validatedInput } from '../../graphql/validate.ts';
-import { TOP_K_MAX, type Fragment } from '../../retrieval/retrieval.service.ts';
+import { SCORE_DESCRIPTION, TOP_K_MAX, type Fragment } from '../../retrieval/retrieval.service.ts';
 
 const fragment = z.object({
   text: z.string(),
-  score: z.number().describe('Relevance, 0 to 1, comparable across queries of a datastore: (the cosine similarity + 2 x the share of the query\'s words the fragment contains) / 3.'),
+  score: z.number().describe(SCORE_DESCRIPTION),
   source: z.string().describe('The page URL or the file name.'),
   datasource_id: z.string(),
   datasource_name: z.string(),
