@@ -1,7 +1,6 @@
 import { IsOptional, Length, Max, MaxLength, Min } from 'class-validator';
 import { Field, Float, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import type { Usage } from '../providers/chat.ts';
-import { SCORE_DESCRIPTION } from '../retrieval/retrieval.service.ts';
 import { PromptType } from '../vocabulary.ts';
 
 /** The model tiers a query may ask for (model_4_32k is not among them, as in the REST interface). */
@@ -114,6 +113,15 @@ export class AgentQueryInput {
   @MaxLength(20_000)
   promptTemplate?: string | null;
 }
+
+/**
+ * The weight of the share of the query's words in a fragment's score, against the cosine's 1
+ * (retrieval.service.ts computes it): 2 separates answerable from unanswerable questions best on
+ * the evaluation set (docs/evaluation.md).
+ */
+export const WORD_WEIGHT = 2;
+/** What a fragment's score is, for the API's descriptions of it (GraphQL, MCP). */
+export const SCORE_DESCRIPTION = `Relevance from 0 to 1, comparable across queries of a datastore: (the cosine similarity to the query + ${WORD_WEIGHT} × the share of its words the fragment contains) / ${1 + WORD_WEIGHT}.`;
 
 @ObjectType({ description: 'A fragment of a datastore.' })
 export class QueryResult {

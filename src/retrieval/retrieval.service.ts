@@ -19,6 +19,7 @@ import type { EmbedderRegistry } from '../providers/embedder-registry.ts';
 import { RerankError, type Reranker } from '../providers/rerank.ts';
 import type { DatastoreService } from '../datastores/datastore.service.ts';
 import type { Limits } from '../limits/limits.ts';
+import { WORD_WEIGHT } from '../answers/answer.inputs.ts';
 import { ChunkStats } from './chunk-stats.ts';
 import { QueryVectors } from './query-vectors.ts';
 
@@ -27,7 +28,7 @@ export interface Fragment {
   /**
    * Relevance in [0, 1], comparable across queries: (the cosine similarity of the fragment to the
    * query + 2 x the share of the query's words (stemmed, stop words left out) that the fragment
-   * contains) / 3 (WORD_WEIGHT, SCORE_DESCRIPTION).
+   * contains) / 3 (WORD_WEIGHT and SCORE_DESCRIPTION, answer.inputs.ts).
    */
   score: number;
   source: string;
@@ -103,15 +104,8 @@ function tierTsqueries(withoutCommon: boolean): { all: string; two: string; any:
     : { all: `plainto_tsquery('english', $8)`, two: pairsTsquery(words), any: ANY_TSQUERY };
 }
 const TIERS = { plain: tierTsqueries(false), withoutCommon: tierTsqueries(true) };
-/**
- * The weight of the share of the query's words in Fragment.score, against the cosine's 1: 2
- * separates answerable from unanswerable questions best on the evaluation set (docs/evaluation.md).
- */
-const WORD_WEIGHT = 2;
 /** Fragment.score, in SQL over the candidates' cosine similarity and word coverage. */
 const RELEVANCE = `least(1, (s.cos + ${WORD_WEIGHT} * s.words) / ${1 + WORD_WEIGHT})`;
-/** What Fragment.score is, for the API's descriptions of it (GraphQL, MCP). */
-export const SCORE_DESCRIPTION = `Relevance from 0 to 1, comparable across queries of a datastore: (the cosine similarity to the query + ${WORD_WEIGHT} × the share of its words the fragment contains) / ${1 + WORD_WEIGHT}.`;
 
 export class RetrievalService {
   constructor(

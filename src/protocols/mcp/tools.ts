@@ -13,7 +13,8 @@ import { normalizeError } from '../../graphql/errors.ts';
 import { assertStorableText } from '../../graphql/text-guard.ts';
 import { allPages, MAX_PAGE } from '../../graphql/pagination.ts';
 import { validatedInput } from '../../graphql/validate.ts';
-import { SCORE_DESCRIPTION, TOP_K_MAX, type Fragment } from '../../retrieval/retrieval.service.ts';
+import { SCORE_DESCRIPTION } from '../../answers/answer.inputs.ts';
+import { TOP_K_MAX, type Fragment } from '../../retrieval/retrieval.service.ts';
 
 const fragment = z.object({
   text: z.string(),
