@@ -1,5 +1,6 @@
 /** Helpers for bench:query and bench:stream (bench/support.ts holds those of bench:rest). */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { adminQuery, databaseUrl } from '../test/support/pg-admin.ts';
@@ -224,4 +225,13 @@ export function stream(url: string, body: unknown, pick: (e: EventSourceMessage)
     });
     req.end(data);
   });
+}
+
+/** User and system CPU time a process has used, in ms, from the kernel. */
+export function cpuMs(pid: number): number {
+  // The fields after the command's name (which may hold spaces), from the state on: utime and stime are the 12th and 13th.
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const clockTicks = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
 }

@@ -32,7 +32,7 @@ import { statementName } from '../src/db/raw.ts';
 import { searchSql, type SearchFilters } from '../src/retrieval/retrieval.service.ts';
 import { searchSqlBefore } from './query-before.ts';
 import { rng } from './corpus.ts';
-import { agent, corpusName, describeDatabase, f1, f2, freshDatabase, graphql, keptDatabase, pct, pool, postJson, spawnChild, table } from './lib.ts';
+import { agent, corpusName, cpuMs, describeDatabase, f1, f2, freshDatabase, graphql, keptDatabase, pct, pool, postJson, spawnChild, table } from './lib.ts';
 
 /** clusters: synthetic clustered vectors (below); files: issue 19's corpus of 100-paragraph text files, embedded by the endpoint stand-in at 384 dimensions. */
 const CORPUS = process.env.BENCH_CORPUS || 'clusters';
@@ -264,6 +264,9 @@ async function measure(CHUNKS: number): Promise<Summary> {
       restC: number[];
       restCached: number[];
       rawC: number[];
+      /** CPU per request of the 10-client REST phase (cache off), ms: the app's, the embedding endpoint's (its stand-in process). */
+      cpuApp: number;
+      cpuEmbedder: number;
       same: number;
       compared: number;
       results: number[];
@@ -274,7 +277,7 @@ async function measure(CHUNKS: number): Promise<Summary> {
     const latency = new Map<string, Latency>();
     for (const mode of modes) {
       progress(`latency: ${mode.name}…`);
-      const l: Latency = { rest: [], raw: [], restC: [], restCached: [], rawC: [], same: 0, compared: 0, results: [], appEmbed: [], appSearch: [] };
+      const l: Latency = { rest: [], raw: [], restC: [], restCached: [], rawC: [], cpuApp: 0, cpuEmbedder: 0, same: 0, compared: 0, results: [], appEmbed: [], appSearch: [] };
       /**
        * One query both ways. Which goes first alternates: the first run of a vector reads pages
        * (HNSW graph, heap, TOAST) that the second then finds in shared buffers, which at 50,000
@@ -303,11 +306,14 @@ async function measure(CHUNKS: number): Promise<Summary> {
       l.appSearch = spent.search;
 
       const n = QUERIES * ROUNDS * 2;
+      const cpu0 = { app: cpuMs(server.child.pid!), embedder: endpoint ? cpuMs(endpoint.child.pid!) : 0 };
       await pool(n, CONCURRENCY, async (i) => {
         const r = await rest(i % QUERIES, mode.filters(i % QUERIES));
         if (r.status !== 200) throw new Error(`REST ${r.status}`);
         l.restC.push(r.ms);
       });
+      l.cpuApp = (cpuMs(server.child.pid!) - cpu0.app) / n;
+      l.cpuEmbedder = endpoint ? (cpuMs(endpoint.child.pid!) - cpu0.embedder) / n : 0;
       // The same requests with the vector cache on, starting empty: 4 requests per text, so 3 in 4 find their vector.
       await setCache(QUERY_CACHE);
       await pool(n, CONCURRENCY, async (i) => {
@@ -527,6 +533,7 @@ async function measure(CHUNKS: number): Promise<Summary> {
       ]);
     }
     log(table(crows));
+    log(`CPU per request of the 10-client REST phase (ms, from /proc): ${[...latency].map(([name, l]) => `${name}: app ${f2(l.cpuApp)}${endpoint ? `, embedding endpoint ${f2(l.cpuEmbedder)}` : ''}`).join('; ')}`);
     log('');
     log(`Recall@10 of the vector part (the service's vector CTE, top 10) against exact search (same statement with`);
     log(`enable_indexscan = off), ${QUERIES} queries per row; target >= 0.95`);

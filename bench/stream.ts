@@ -22,13 +22,12 @@
  * FIRST_TOKEN_DELAY_MS (50), TOKEN_DELAY_MS (5), BENCH_NODE_ARGS (the app's node flags, e.g. --cpu-prof;
  * by default the V8 heap flags `npm start` gives the service, START_V8_FLAGS: the app runs as it is run).
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { EventSourceMessage } from 'eventsource-parser';
 import { START_V8_FLAGS } from '../test/support/process.ts';
-import { LIMITS_OFF, agent, describeDatabase, f1, f2, freshDatabase, graphql, pct, spawnChild, stream, table, type StreamResult } from './lib.ts';
+import { LIMITS_OFF, agent, cpuMs, describeDatabase, f1, f2, freshDatabase, graphql, pct, spawnChild, stream, table, type StreamResult } from './lib.ts';
 import { heapAfterGc as heapSample } from './heap-sample.ts';
 import { statusKb } from '../test/support/resident.ts';
 
@@ -57,6 +56,8 @@ const model = await spawnChild('bench/openai-serve.ts', {
   TOKEN_DELAY_MS: String(TOKEN_DELAY_MS),
   REPLY,
 });
+// The floor (bench/bare-proxy.ts): one INSERT before and one after, the tokens re-framed, nothing else.
+const bare = await spawnChild('bench/bare-proxy.ts', { MODEL_URL: model.url, DATABASE_URL: database?.url ?? '' }, START_V8_FLAGS);
 const app = await spawnChild(
   'bench/serve-app.ts',
   {
@@ -152,16 +153,20 @@ try {
   progress(`${STREAMS} concurrent streams straight to the model server…`);
   // CPU time of each process over a burst, per stream: what the service spends on a stream
   // whatever else the machine runs (wall times under a shared machine's load are mostly waiting).
-  const burst = async (run: (i: number) => Promise<StreamResult>) => {
-    const cpu0 = { app: cpuMs(app.child.pid!), model: cpuMs(model.child.pid!) };
+  const burst = async (run: (i: number) => Promise<StreamResult>, server = app) => {
+    const cpu0 = { app: cpuMs(server.child.pid!), model: cpuMs(model.child.pid!) };
     const t0 = performance.now();
     const results = await Promise.all(Array.from({ length: STREAMS }, (_, i) => run(i)));
     const wall = performance.now() - t0;
     await new Promise((r) => setTimeout(r, 1000)); // the answers' storing, after their last frame
-    const cpu = { app: (cpuMs(app.child.pid!) - cpu0.app) / STREAMS, model: (cpuMs(model.child.pid!) - cpu0.model) / STREAMS };
+    const cpu = { app: (cpuMs(server.child.pid!) - cpu0.app) / STREAMS, model: (cpuMs(model.child.pid!) - cpu0.model) / STREAMS };
     return { results, wall, cpu };
   };
   const directBurst = await burst((i) => direct(`Concurrent question ${i}?`));
+  progress(`${STREAMS} concurrent streams through the bare proxy…`);
+  const viaBare = (query: string) => stream(`${bare.url}/query`, { query, visitorId: `bench-visitor-${visitor++}` }, (e) => (e.event === 'answer' ? e.data : null));
+  for (let i = 0; i < 20; i++) check(await viaBare(`warm-up ${i}`), 'bare proxy warm-up');
+  const bareBurst = await burst((i) => viaBare(`Concurrent question ${i}?`), bare);
   progress(`${STREAMS} concurrent streams through the app…`);
   const appBurst = await burst((i) => viaApp(`Concurrent question ${i}?`));
 
@@ -199,17 +204,20 @@ try {
     const errors = b.results.filter((r) => r.error).length;
     return [name, `${ok}/${STREAMS}`, statuses, errors, f1(pct(b.results.map((r) => r.first), 50)), f1(pct(b.results.map((r) => r.first), 99)), f1(pct(b.results.map((r) => r.total), 99)), f1(b.wall)];
   };
-  const ratio = pct(appBurst.results.map((r) => r.first), 50) / pct(directBurst.results.map((r) => r.first), 50);
+  const firstP50 = (b: Awaited<ReturnType<typeof burst>>) => pct(b.results.map((r) => r.first), 50);
+  const ratio = firstP50(appBurst) / firstP50(directBurst);
   log(`${STREAMS} concurrent streams (started together); first frame p50 through the app / model server alone: ${f2(ratio)}x (target <= 2x: ${ratio <= 2 ? 'ok' : 'MISSED'})`);
+  log(`  the floor, a bare node:http proxy (bench/bare-proxy.ts: ${database ? 'one INSERT before the model call and one after' : 'no database statement'}, tokens re-framed, nothing else) / model server alone: ${f2(firstP50(bareBurst) / firstP50(directBurst))}x; the app / the bare proxy: ${f2(firstP50(appBurst) / firstP50(bareBurst))}x`);
   log(
     table([
       ['', 'ended with [DONE], full text', 'non-200', 'errors', 'first p50 ms', 'first p99 ms', 'whole p99 ms', 'wall ms'],
       summary('model server directly', directBurst),
+      summary('through the bare proxy', bareBurst),
       summary('through the app', appBurst),
     ]),
   );
   const appOk = appBurst.results.filter((r) => r.status === 200 && r.done && !r.error && r.text === REPLY).length;
-  log(`CPU per stream (ms, from /proc): model server ${f2(directBurst.cpu.model)} when asked directly, ${f2(appBurst.cpu.model)} through the app; the app ${f2(appBurst.cpu.app)}`);
+  log(`CPU per stream (ms, from /proc): model server ${f2(directBurst.cpu.model)} when asked directly, ${f2(appBurst.cpu.model)} through the app; the app ${f2(appBurst.cpu.app)}; the bare proxy ${f2(bareBurst.cpu.app)}`);
   log(`target: ${STREAMS}/${STREAMS} streams through the app complete without error: ${appOk === STREAMS ? 'ok' : 'MISSED'}`);
   const failed = appBurst.results.find((r) => !(r.status === 200 && r.done && !r.error && r.text === REPLY));
   if (failed) log(`first failure: ${JSON.stringify(failed).slice(0, 400)}`);
@@ -217,18 +225,11 @@ try {
 } finally {
   agent.destroy();
   await app.stop();
+  await bare.stop();
   await model.stop();
   await database?.drop();
 }
 
-/** User and system CPU time a process has used, in ms, from the kernel. */
-function cpuMs(pid: number): number {
-  // The fields after the command's name (which may hold spaces), from the state on: utime and stime are the 12th and 13th.
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const clockTicks = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
-}
 
 interface HeapSample {
   heapUsed: number;
