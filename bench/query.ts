@@ -117,6 +117,8 @@ async function measure(CHUNKS: number): Promise<Summary> {
   const server = await spawnChild('bench/query-server.ts', { ...embedderEnv, DATABASE_URL: database ? database.url : '' }, (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean));
   const side = server.lines.SIDE!;
   let bare: pg.Client[] = [];
+  /** The floor's server (bench/bare-query.ts), PostgreSQL with the endpoint stand-in only. */
+  let floor: Awaited<ReturnType<typeof spawnChild>> | null = null;
   /** The datastore's organization's key (BENCH_CALLER=member, on a corpus seeded by this run); anonymous otherwise. */
   let memberKey: string | null = null;
 
@@ -245,6 +247,9 @@ async function measure(CHUNKS: number): Promise<Summary> {
     const scan = scanFor(stats.indexed.get(vectors[0]!.length));
     const sqlOf = (q: number, filters: SearchFilters, opts: { efSearch?: number } = {}) =>
       searchSql([datastoreId], texts[q]!, vectors[q]!, TOP_K, filters, { ...scan, efSearch: opts.efSearch ?? scan.efSearch, commonWords });
+    // The floor: the same embedding and statement behind a bare node:http server (bench/bare-query.ts).
+    floor = database && endpoint ? await spawnChild('bench/bare-query.ts', { EMBEDDINGS_URL: endpoint.url, EMBEDDING_MODEL: embedderEnv.EMBEDDING_MODEL!, DATABASE_URL: database.url }) : null;
+    if (floor) await postJson(`${floor.url}/setup`, { datastoreId, topK: TOP_K, scan, commonWords });
 
     /** The app's cache of query vectors: off (every request embeds its text) unless a figure says otherwise. */
     const setCache = async (entries: number) => {
@@ -264,9 +269,13 @@ async function measure(CHUNKS: number): Promise<Summary> {
       restC: number[];
       restCached: number[];
       rawC: number[];
+      /** The floor at 10 clients: bench/bare-query.ts (PostgreSQL with the endpoint stand-in only). */
+      bareC: number[];
       /** CPU per request of the 10-client REST phase (cache off), ms: the app's, the embedding endpoint's (its stand-in process). */
       cpuApp: number;
       cpuEmbedder: number;
+      /** The floor's CPU per request at 10 clients, ms. */
+      cpuFloor: number;
       same: number;
       compared: number;
       results: number[];
@@ -277,7 +286,7 @@ async function measure(CHUNKS: number): Promise<Summary> {
     const latency = new Map<string, Latency>();
     for (const mode of modes) {
       progress(`latency: ${mode.name}…`);
-      const l: Latency = { rest: [], raw: [], restC: [], restCached: [], rawC: [], cpuApp: 0, cpuEmbedder: 0, same: 0, compared: 0, results: [], appEmbed: [], appSearch: [] };
+      const l: Latency = { rest: [], raw: [], restC: [], restCached: [], rawC: [], bareC: [], cpuApp: 0, cpuEmbedder: 0, cpuFloor: 0, same: 0, compared: 0, results: [], appEmbed: [], appSearch: [] };
       /**
        * One query both ways. Which goes first alternates: the first run of a vector reads pages
        * (HNSW graph, heap, TOAST) that the second then finds in shared buffers, which at 50,000
@@ -322,6 +331,17 @@ async function measure(CHUNKS: number): Promise<Summary> {
         l.restCached.push(r.ms);
       });
       await setCache(0);
+      if (floor) {
+        const floorUrl = `${floor.url}/query`;
+        for (let q = 0; q < QUERIES; q++) await postJson(floorUrl, { query: texts[q], filters: mode.filters(q) }); // warm-up
+        const floorCpu0 = cpuMs(floor.child.pid!);
+        await pool(n, CONCURRENCY, async (i) => {
+          const r = await postJson<any[]>(floorUrl, { query: texts[i % QUERIES], filters: mode.filters(i % QUERIES) });
+          if (r.status !== 200) throw new Error(`bare query ${r.status}: ${JSON.stringify(r.body)}`);
+          l.bareC.push(r.ms);
+        });
+        l.cpuFloor = (cpuMs(floor.child.pid!) - floorCpu0) / n;
+      }
       let slot = 0;
       await pool(n, CONCURRENCY, async (i) => {
         const q = i % QUERIES;
@@ -515,7 +535,7 @@ async function measure(CHUNKS: number): Promise<Summary> {
     log(table(strows));
     log('');
     log(`Latency, ${CONCURRENCY} concurrent clients (ms; REST includes the embedding; "cached": the app's query-vector cache on, starting empty, 3 requests in 4 repeat a text)`);
-    const crows: (string | number)[][] = [['filter', 'REST p50', 'REST p99', 'cached p50', 'cached p99', 'raw SQL p50', 'raw SQL p99', 'REST/raw', 'cached/raw', 'target']];
+    const crows: (string | number)[][] = [['filter', 'REST p50', 'REST p99', 'cached p50', 'cached p99', 'raw SQL p50', 'raw SQL p99', 'REST/raw', 'cached/raw', 'target', ...(floor ? ['floor p50', 'floor/raw', 'REST/floor'] : [])]];
     for (const [name, l] of latency) {
       const cold = pct(l.restC, 50) / pct(l.rawC, 50);
       const warm = pct(l.restCached, 50) / pct(l.rawC, 50);
@@ -530,10 +550,12 @@ async function measure(CHUNKS: number): Promise<Summary> {
         `${f2(cold)}x`,
         `${f2(warm)}x`,
         cold <= 1.5 ? '<=1.5 ok' : warm <= 1.5 ? '<=1.5 cached only' : '<=1.5 MISSED',
+        ...(floor ? [f1(pct(l.bareC, 50)), `${f2(pct(l.bareC, 50) / pct(l.rawC, 50))}x`, `${f2(pct(l.restC, 50) / pct(l.bareC, 50))}x`] : []),
       ]);
     }
     log(table(crows));
-    log(`CPU per request of the 10-client REST phase (ms, from /proc): ${[...latency].map(([name, l]) => `${name}: app ${f2(l.cpuApp)}${endpoint ? `, embedding endpoint ${f2(l.cpuEmbedder)}` : ''}`).join('; ')}`);
+    if (floor) log('floor: bench/bare-query.ts, a bare node:http server doing only the embedding call and the same prepared statement (no auth, limits, GraphQL, validation, metrics, logs), same 10 clients');
+    log(`CPU per request of the 10-client REST phase (ms, from /proc): ${[...latency].map(([name, l]) => `${name}: app ${f2(l.cpuApp)}${endpoint ? `, embedding endpoint ${f2(l.cpuEmbedder)}` : ''}${floor ? ` (the floor ${f2(l.cpuFloor)})` : ''}`).join('; ')}`);
     log('');
     log(`Recall@10 of the vector part (the service's vector CTE, top 10) against exact search (same statement with`);
     log(`enable_indexscan = off), ${QUERIES} queries per row; target >= 0.95`);
@@ -551,6 +573,7 @@ async function measure(CHUNKS: number): Promise<Summary> {
   } finally {
     await Promise.all(bare.map((c) => c.end().catch(() => {})));
     await server.stop();
+    await floor?.stop();
     if (!keep) await database?.drop();
   }
 }
