@@ -19,7 +19,8 @@
  * Embedded PGlite in memory unless DATABASE_URL is set (then a fresh database on that server, dropped at
  * the end); BENCH_PGLITE=disk: embedded PGlite in a data directory, as `npm start` has it. Env: BENCH_SAMPLES (200), BENCH_STREAMS (1000), SOAK_STREAMS (200), SOAK_WARMUP_SECONDS (10),
  * SOAK_REST_SECONDS (30: the app's RSS at rest after the soak, every 5 s),
- * FIRST_TOKEN_DELAY_MS (50), TOKEN_DELAY_MS (5), BENCH_NODE_ARGS (the app's node flags, e.g. --cpu-prof;
+ * FIRST_TOKEN_DELAY_MS (50), TOKEN_DELAY_MS (5), BENCH_REPLY (the model's reply, 20 tokens by default; "Ok." leaves
+ * a stream's fixed cost without its tokens'), BENCH_NODE_ARGS (the app's node flags, e.g. --cpu-prof;
  * by default the V8 heap flags `npm start` gives the service, START_V8_FLAGS: the app runs as it is run).
  */
 import { mkdtempSync } from 'node:fs';
@@ -40,7 +41,7 @@ const SOAK_SECONDS = soakArg >= 0 ? Number(process.argv[soakArg + 1] ?? 60) : 0;
 if (!(SOAK_SECONDS >= 0)) throw new Error('--soak takes a number of seconds');
 const FIRST_TOKEN_DELAY_MS = Number(process.env.FIRST_TOKEN_DELAY_MS ?? 50);
 const TOKEN_DELAY_MS = Number(process.env.TOKEN_DELAY_MS ?? 5);
-const REPLY = 'Streaming works: each fragment of this answer leaves the model server as a token and reaches the client at once.';
+const REPLY = process.env.BENCH_REPLY || 'Streaming works: each fragment of this answer leaves the model server as a token and reaches the client at once.';
 
 const log = (s = '') => process.stdout.write(`${s}\n`);
 const progress = (s: string) => process.stderr.write(`bench:stream: ${s}\n`);
