@@ -70,7 +70,8 @@ export function turnStream<E>(produce: (turn: TurnControl) => AsyncGenerator<E>,
     },
     return: (value?: unknown) => {
       first = null;
-      controller.abort();
+      // A turn stored complete has no model call left to cancel (an abort also costs an error and its stack).
+      if (!finished) controller.abort();
       return generator.return(value as never);
     },
     throw: (error?: unknown) => generator.throw(error),

@@ -46,8 +46,8 @@ export class Drain {
 
   /** A GraphQL result stream (REST SSE, graphql-sse) that ends with a SHUTTING_DOWN error when the grace is over. */
   results<T>(iterator: AsyncIterator<T>): AsyncIterableIterator<T> {
-    const last: ExecutionResult = { errors: [shuttingDown()] };
-    return endWhen(iterator, this.graceOver.signal, () => ({ value: last as T, done: false }));
+    // The error is made only when it is sent: an error's stack is the dearest thing a stream would otherwise make.
+    return endWhen(iterator, this.graceOver.signal, () => ({ value: { errors: [shuttingDown()] } satisfies ExecutionResult as T, done: false }));
   }
 
   /** An event stream (the /v1 protocols) that throws SHUTTING_DOWN when the grace is over. */
