@@ -22,7 +22,8 @@ export function spawnChild(script: string, env: Record<string, string> = {}, nod
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...nodeArgs, '--import', '@swc-node/register/esm-register', script], {
       cwd: root,
-      env: { ...process.env, ...env },
+      // As deployed: graphql-js, among others, reads NODE_ENV when it loads (its development mode adds checks to every instanceof).
+      env: { ...process.env, NODE_ENV: 'production', ...env },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
