@@ -77,9 +77,12 @@ const STOP_WORDS = new Set(
   'a an and are as at be by can could do does did for from has have how i if in is it its me my of on or our should so that the their there this to was what when where which who why will with would you your'.split(' '),
 );
 
-/** Lower-cased words without stop words, with a plural or verb "s" taken off. */
+/**
+ * Lower-cased words without stop words, with a plural or verb "s" taken off, and a possessive or
+ * a contraction: the question's "Mirewood's" is the sentence's "Mirewood", "I'm" is "I".
+ */
 export function contentWords(text: string): string[] {
-  return (text.toLowerCase().match(/[\p{L}\p{N}]+(?:[.,'][\p{L}\p{N}]+)*/gu) ?? []).filter((w) => !STOP_WORDS.has(w)).map((w) => (w.length > 3 ? w.replace(/s$/, '') : w));
+  return (text.toLowerCase().replace(/['’](?:s|m|re|ve|ll|d)\b/g, '').match(/[\p{L}\p{N}]+(?:[.,'][\p{L}\p{N}]+)*/gu) ?? []).filter((w) => !STOP_WORDS.has(w)).map((w) => (w.length > 3 ? w.replace(/s$/, '') : w));
 }
 
 /** The checks of the answerer, each of which can be switched off (the evaluation measures them apart). */
