@@ -17,9 +17,12 @@
  *   npm run eval:replay -- --dump /tmp/eval-dump.json --weights 1,1.5,2        score = (cosine + w × word share) / (1 + w)
  *   npm run eval:replay -- --dump ... --fragment 0.3:0.5:0.0125 --sentence 0.3:0.4:0.005   the thresholds' grid (from:to:step)
  *   npm run eval:replay -- --dump ... --sentence-weight 2                      the best sentence's relevance weighted the same way
+ *   npm run eval:replay -- --dump ... --fragment-lead 0,0.25 --sentence-lead 0,0.25   the weights of the two leads of the sentence check
+ *   npm run eval:replay -- --dump ... --max-refused-per-part 5,4               and no more answerable refused on the tuned-on / first held-out part
  *
  * For each weighting it prints top-1 / top-5 / ROC AUC for each part, the "nothing found" counts
- * (unanswerable, answerable) for each pair of thresholds, and the pairs chosen as
+ * (unanswerable, answerable) for each pair of thresholds (and weights of the leads; --quiet: only
+ * the chosen ones), and the pairs chosen as
  * docs/evaluation.md chose them: on the tuned-on and first held-out parts (266 questions), the most
  * unanswerable questions refused with at most 5% (--max-refused) of the answerable ones.
  */
@@ -28,7 +31,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { SOURCES_FOR_ANSWER } from '../src/answers/answer.service.ts';
-import { extractiveAnswer, RELEVANT_SCORE, SENTENCE_RELEVANCE, sentencesOf } from '../src/answers/extractive.ts';
+import { extractiveAnswer, LEAD_WEIGHT, RELEVANT_SCORE, SENTENCE_RELEVANCE, sentencesOf } from '../src/answers/extractive.ts';
 import type { Embedder } from '../src/providers/embeddings.ts';
 import type { Fragment } from '../src/retrieval/retrieval.service.ts';
 import { answerFigures, normalize, rocAuc, type Answered, type EvalQuestion } from './evaluate.ts';
@@ -39,10 +42,21 @@ const { values: args } = parseArgs({
     weights: { type: 'string' },
     /** The sentence relevance's weight of the word share (the answerer's sentenceWordWeight). */
     'sentence-weight': { type: 'string' },
+    /** The weights of the best fragment's lead over the next, added to the best sentence's relevance (the answerer's fragmentLeadWeight), comma-separated. */
+    'fragment-lead': { type: 'string' },
+    /** The weights of the best sentence's lead over other fragments' sentences (the answerer's sentenceLeadWeight), comma-separated. */
+    'sentence-lead': { type: 'string' },
     fragment: { type: 'string' },
     sentence: { type: 'string' },
     /** Of the 266 questions the thresholds are chosen on, at most this share of answerable ones refused. */
     'max-refused': { type: 'string' },
+    /**
+     * Also at most these counts of answerable questions refused on the tuned-on and first held-out
+     * parts apart ("5,4": no more than before the fourth pass), so that neither part pays for the other.
+     */
+    'max-refused-per-part': { type: 'string' },
+    /** Only the chosen thresholds, not every pair of the grid. */
+    quiet: { type: 'boolean' },
   },
 });
 if (!args.dump) throw new Error('--dump FILE is required (built on the first run, read on later ones).');
@@ -150,6 +164,7 @@ const cached: Embedder = {
 
 const range = (spec: string | undefined, fallback: number[]) => {
   if (!spec) return fallback;
+  if (!spec.includes(':')) return spec.split(',').map(Number);
   const [from, to, step] = spec.split(':').map(Number);
   const out: number[] = [];
   for (let x = from!; x <= to! + 1e-9; x += step!) out.push(Math.round(x * 10000) / 10000);
@@ -160,6 +175,8 @@ const fragmentGrid = range(args.fragment, [RELEVANT_SCORE]);
 const sentenceGrid = range(args.sentence, [SENTENCE_RELEVANCE]);
 const sentenceWeight = Number(args['sentence-weight'] ?? 1);
 const maxRefused = Number(args['max-refused'] ?? 0.05);
+const fragmentLeads = (args['fragment-lead'] ?? String(LEAD_WEIGHT)).split(',').map(Number);
+const sentenceLeads = (args['sentence-lead'] ?? String(LEAD_WEIGHT)).split(',').map(Number);
 
 const log = (s = '') => process.stdout.write(`${s}\n`);
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
@@ -189,7 +206,7 @@ function retrievalFigures(w: number, mode: 'hybrid' | 'vector' | 'text', keep: (
   };
 }
 
-log(`replay of ${dump.questions.length} questions; score = (cosine + w × word share) / (1 + w); sentence word weight ${sentenceWeight}`);
+log(`replay of ${dump.questions.length} questions; score = (cosine + w × word share) / (1 + w); sentence word weight ${sentenceWeight}; leads' weights: fragment ${fragmentLeads.join(', ')}, sentence ${sentenceLeads.join(', ')}`);
 for (const w of weights) {
   log(`\n== w = ${w}`);
   for (const mode of ['hybrid', 'vector', 'text'] as const) {
@@ -203,20 +220,23 @@ for (const w of weights) {
   // only through how many of its top fragments reach it (they come in descending score).
   const tops = dump.questions.map((q) => ({ q: q.question, fragments: ranked(q.candidates, w, 'hybrid').slice(0, SOURCES_FOR_ANSWER).map((x) => ({ ...x.c.fragment, score: x.score }) as Fragment) }));
   const memo = new Map<string, string>();
-  const results: { fragment: number; sentence: number; answered: Answered[] }[] = [];
-  for (const fragment of fragmentGrid) {
-    for (const sentence of sentenceGrid) {
-      const answered: Answered[] = [];
-      for (const [i, { q, fragments }] of tops.entries()) {
-        const key = `${i}:${fragments.filter((f) => f.score >= fragment).length}:${sentence}`;
-        let answer = memo.get(key);
-        if (answer == null) {
-          answer = await extractiveAnswer(q.question, fragments, true, cached, undefined, { relevantScore: fragment, sentenceRelevance: sentence, sentenceWordWeight: sentenceWeight });
-          memo.set(key, answer);
+  const results: { fragment: number; sentence: number; fragmentLead: number; sentenceLead: number; answered: Answered[] }[] = [];
+  for (const fragmentLead of fragmentLeads) for (const sentenceLead of sentenceLeads) {
+    for (const fragment of fragmentGrid) {
+      for (const sentence of sentenceGrid) {
+        const answered: Answered[] = [];
+        for (const [i, { q, fragments }] of tops.entries()) {
+          const key = `${i}:${fragments.filter((f) => f.score >= fragment).length}:${sentence}:${fragmentLead}:${sentenceLead}`;
+          let answer = memo.get(key);
+          if (answer == null) {
+            const checks = { relevantScore: fragment, sentenceRelevance: sentence, sentenceWordWeight: sentenceWeight, fragmentLeadWeight: fragmentLead, sentenceLeadWeight: sentenceLead };
+            answer = await extractiveAnswer(q.question, fragments, true, cached, undefined, checks);
+            memo.set(key, answer);
+          }
+          answered.push({ question: q, answer, nothing: answer.startsWith('I found nothing'), at: q.answer ? normalize(answer).indexOf(normalize(q.answer)) : -1, chars: answer.length });
         }
-        answered.push({ question: q, answer, nothing: answer.startsWith('I found nothing'), at: q.answer ? normalize(answer).indexOf(normalize(q.answer)) : -1, chars: answer.length });
+        results.push({ fragment, sentence, fragmentLead, sentenceLead, answered });
       }
-      results.push({ fragment, sentence, answered });
     }
   }
   const line = (answered: Answered[]) =>
@@ -244,8 +264,11 @@ for (const w of weights) {
     const an = of.filter((a) => a.question.answer);
     return { un: un.filter((a) => a.nothing).length / un.length, an: an.filter((a) => a.nothing).length / an.length };
   };
-  for (const r of results) log(`  ${r.fragment.toFixed(4)} ${r.sentence.toFixed(4)}  ${line(r.answered)}  ${figuresOf(r.answered)}`);
-  const allowed = results.filter((r) => on266(r).an <= maxRefused + 1e-9).sort((a, b) => on266(b).un - on266(a).un || on266(a).an - on266(b).an);
+  const label = (r: (typeof results)[number]) => `${r.fragment.toFixed(4)} ${r.sentence.toFixed(4)} leads ${r.fragmentLead} ${r.sentenceLead}`;
+  if (!args.quiet) for (const r of results) log(`  ${label(r)}  ${line(r.answered)}  ${figuresOf(r.answered)}`);
+  const refusedIn = (r: (typeof results)[number], part: number) => r.answered.filter((a) => (a.question.part ?? 0) === part && a.question.answer && a.nothing).length;
+  const perPart = args['max-refused-per-part']?.split(',').map(Number);
+  const allowed = results.filter((r) => on266(r).an <= maxRefused + 1e-9 && (!perPart || perPart.every((max, part) => refusedIn(r, part) <= max))).sort((a, b) => on266(b).un - on266(a).un || on266(a).an - on266(b).an);
   const best = allowed.filter((r) => on266(r).un === on266(allowed[0]!).un && on266(r).an === on266(allowed[0]!).an);
-  for (const r of best) log(`  chosen on 266: ${r.fragment} / ${r.sentence}: ${line(r.answered)}  ${figuresOf(r.answered, true)}`);
+  for (const r of best) log(`  chosen on 266: ${label(r)}: ${line(r.answered)}  ${figuresOf(r.answered, true)}`);
 }

@@ -25,11 +25,16 @@ export const QUOTE_NOTE = 'No language model is configured, so this answer quote
  */
 export const RELEVANT_SCORE = 0.35;
 /**
- * Below this relevance of the best sentence ((its cosine to the question + the share of the
- * question's words it holds, with its heading) / 2, in [0, 1]), the fragments are about the
- * subject but no sentence of them about the question: "nothing found". Chosen on the evaluation set.
+ * Below this, the fragments are about the subject but no sentence of them about the question:
+ * "nothing found". What is compared is the best sentence's relevance ((its cosine to the question
+ * + the share of the question's words it holds, with its heading) / 2, in [0, 1]) plus LEAD_WEIGHT
+ * times each of two leads (leadOf): how far the best fragment scores above the next, and how far
+ * the best sentence is above the best sentence of another fragment. Chosen on the evaluation set
+ * (docs/evaluation.md; 0.35, on the relevance alone, before the fourth pass).
  */
-export const SENTENCE_RELEVANCE = 0.35;
+export const SENTENCE_RELEVANCE = 0.405;
+/** The weight of each lead added to the best sentence's relevance before SENTENCE_RELEVANCE. */
+export const LEAD_WEIGHT = 0.25;
 /** Sentences embedded per answer: bounds the model's work (a CPU-bound local model answers in ~0.2 s). */
 const MAX_SENTENCES = 48;
 /** A best sentence shorter than this takes the next sentence along, which often holds the detail. */
@@ -72,9 +77,12 @@ const STOP_WORDS = new Set(
   'a an and are as at be by can could do does did for from has have how i if in is it its me my of on or our should so that the their there this to was what when where which who why will with would you your'.split(' '),
 );
 
-/** Lower-cased words without stop words, with a plural or verb "s" taken off. */
+/**
+ * Lower-cased words without stop words, with a plural or verb "s" taken off, and a possessive or
+ * a contraction: the question's "Mirewood's" is the sentence's "Mirewood", "I'm" is "I".
+ */
 export function contentWords(text: string): string[] {
-  return (text.toLowerCase().match(/[\p{L}\p{N}]+(?:[.,'][\p{L}\p{N}]+)*/gu) ?? []).filter((w) => !STOP_WORDS.has(w)).map((w) => (w.length > 3 ? w.replace(/s$/, '') : w));
+  return (text.toLowerCase().replace(/['’](?:s|m|re|ve|ll|d)\b/g, '').match(/[\p{L}\p{N}]+(?:[.,'][\p{L}\p{N}]+)*/gu) ?? []).filter((w) => !STOP_WORDS.has(w)).map((w) => (w.length > 3 ? w.replace(/s$/, '') : w));
 }
 
 /** The checks of the answerer, each of which can be switched off (the evaluation measures them apart). */
@@ -89,6 +97,10 @@ export interface AnswerChecks {
   sentenceRelevance?: number;
   /** The weight of the share of the question's words in a sentence's relevance, against its cosine's 1; 1 by default. */
   sentenceWordWeight?: number;
+  /** The weight of the best fragment's lead over the next one (leadOf), added to the best sentence's relevance; LEAD_WEIGHT by default. */
+  fragmentLeadWeight?: number;
+  /** The weight of the best sentence's lead over the best sentence of another fragment, added to its relevance; LEAD_WEIGHT by default. */
+  sentenceLeadWeight?: number;
 }
 
 export async function extractiveAnswer(question: string, fragments: Fragment[], hasKnowledge: boolean, embedder: Embedder, signal?: AbortSignal, opts: AnswerChecks = {}): Promise<string> {
@@ -96,7 +108,12 @@ export async function extractiveAnswer(question: string, fragments: Fragment[], 
   const ranked = await rankSentences(question, fragments, embedder, signal, opts);
   if (!ranked) return NOTHING_FOUND_ANSWER;
   const { sentences, candidates, scores, order, relevant } = ranked;
-  if (opts.bySentence !== false && ranked.bestRelevance < (opts.sentenceRelevance ?? SENTENCE_RELEVANCE)) return NOTHING_FOUND_ANSWER;
+  // A question about a detail the datastore lacks finds its subject's fragments, which score alike
+  // (they share its words), and sentences of several of them that answer it equally badly; the
+  // fragment and the sentence that hold the detail asked for stand out.
+  const [topScore, ...otherScores] = fragments.map((f) => f.score).sort((a, b) => b - a);
+  const lead = (opts.fragmentLeadWeight ?? LEAD_WEIGHT) * leadOf(topScore!, otherScores) + (opts.sentenceLeadWeight ?? LEAD_WEIGHT) * ranked.sentenceLead;
+  if (opts.bySentence !== false && ranked.bestRelevance + lead < (opts.sentenceRelevance ?? SENTENCE_RELEVANCE)) return NOTHING_FOUND_ANSWER;
 
   const best = candidates[order[0]!]!;
   let first = best.text;
@@ -126,6 +143,8 @@ interface RankedSentences {
   order: number[];
   /** The best candidate's relevance to the question in [0, 1]: (cosine + share of the question's words) / 2. */
   bestRelevance: number;
+  /** leadOf the best candidate's relevance over those of the sentences of other fragments (not the same text: chunks overlap). */
+  sentenceLead: number;
 }
 
 /** The relevant fragments' sentences scored against the question; null when there is nothing to quote. */
@@ -151,7 +170,15 @@ async function rankSentences(question: string, fragments: Fragment[], embedder: 
   // The fragment's own score breaks near-ties in favour of the better fragment.
   const scores = candidates.map((s, i) => raw[i]! + 0.1 * relevant[s.fragment]!.score);
   const order = candidates.map((_, i) => i).sort((a, b) => scores[b]! - scores[a]!);
-  return { relevant, sentences, candidates, scores, order, bestRelevance: Math.min(1, Math.max(0, raw[order[0]!]! / (1 + wordWeight))) };
+  const relevance = raw.map((r) => Math.min(1, Math.max(0, r / (1 + wordWeight))));
+  const top = candidates[order[0]!]!;
+  const elsewhere = order.filter((i) => candidates[i]!.fragment !== top.fragment && candidates[i]!.text !== top.text).map((i) => relevance[i]!);
+  return { relevant, sentences, candidates, scores, order, bestRelevance: relevance[order[0]!]!, sentenceLead: leadOf(relevance[order[0]!]!, elsewhere) };
+}
+
+/** How far a value (a score, a relevance: 0 to 1) is above the best of the others, at least 0; all of it when there are no others. */
+export function leadOf(best: number, others: number[]): number {
+  return Math.max(0, best - Math.max(0, ...others));
 }
 
 /** A sentence is read with its heading: "Keep warm" tells what "30 minutes" is about. */
