@@ -13,6 +13,7 @@
 import http from 'node:http';
 import { createParser } from 'eventsource-parser';
 import pg from 'pg';
+import { chatRequest } from './lib.ts';
 
 const modelUrl = new URL(`${process.env.MODEL_URL!.replace(/\/+$/, '')}/chat/completions`);
 const databaseUrl = process.env.DATABASE_URL || '';
@@ -37,18 +38,7 @@ const server = http.createServer((req, res) => {
 async function answer(raw: string, res: http.ServerResponse): Promise<void> {
   const { query, visitorId } = JSON.parse(raw) as { query: string; visitorId: string };
   await store(visitorId, 'user', query);
-  const request = Buffer.from(
-    JSON.stringify({
-      model: 'gpt-4o-mini',
-      temperature: 0,
-      stream: true,
-      stream_options: { include_usage: true },
-      messages: [
-        { role: 'system', content: 'You are a helpful assistant. Answer from the context.' },
-        { role: 'user', content: query },
-      ],
-    }),
-  );
+  const request = Buffer.from(JSON.stringify(chatRequest(query)));
   const text = await new Promise<string>((resolve, reject) => {
     let out = '';
     const parser = createParser({

@@ -236,3 +236,17 @@ export function cpuMs(pid: number): number {
   const clockTicks = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
 }
+
+/** The chat request bench:stream's model server is sent directly and by the floor (bench/bare-proxy.ts): what the app sends, roughly, a system and a user turn, streamed, usage requested. */
+export function chatRequest(query: string) {
+  return {
+    model: 'gpt-4o-mini',
+    temperature: 0,
+    stream: true,
+    stream_options: { include_usage: true },
+    messages: [
+      { role: 'system', content: 'You are a helpful assistant. Answer from the context.' },
+      { role: 'user', content: query },
+    ],
+  };
+}

@@ -28,7 +28,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { EventSourceMessage } from 'eventsource-parser';
 import { START_V8_FLAGS } from '../test/support/process.ts';
-import { LIMITS_OFF, agent, cpuMs, describeDatabase, f1, f2, freshDatabase, graphql, pct, spawnChild, stream, table, type StreamResult } from './lib.ts';
+import { LIMITS_OFF, agent, chatRequest, cpuMs, describeDatabase, f1, f2, freshDatabase, graphql, pct, spawnChild, stream, table, type StreamResult } from './lib.ts';
 import { heapAfterGc as heapSample } from './heap-sample.ts';
 import { statusKb } from '../test/support/resident.ts';
 
@@ -87,20 +87,10 @@ try {
   };
   const viaV1 = (query: string) =>
     stream(`${app.url}/v1/chat/completions`, { model: agentId, stream: true, user: `bench-visitor-${visitor++}`, messages: [{ role: 'user', content: query }] }, contentOf);
-  // What the app sends, roughly: a system and a user turn, streamed, usage requested.
   const direct = (query: string) =>
     stream(
       `${model.url}/chat/completions`,
-      {
-        model: 'gpt-4o-mini',
-        temperature: 0,
-        stream: true,
-        stream_options: { include_usage: true },
-        messages: [
-          { role: 'system', content: 'You are a helpful assistant. Answer from the context.' },
-          { role: 'user', content: query },
-        ],
-      },
+      chatRequest(query),
       contentOf,
       { authorization: 'Bearer bench' },
     );
