@@ -10,6 +10,8 @@
  *    OpenAI-compatible endpoint, the same agent): target <= 1 ms p50 more than the REST stream.
  * 2. 1,000 concurrent streams: every one must end with `data: [DONE]`, no error, and the first
  *    frame's p50 at most 2x the model server's own first-token p50 under the same burst.
+ *    Beside them, the same burst through the floor (bench/bare-proxy.ts: a bare node:http proxy,
+ *    the least a streamed answer can cost in Node here), and each server's CPU per stream.
  *
  * `npm run bench:stream -- --soak 60` runs a soak instead: 200 streams kept open at once for 60 s
  * after 10 s of warm-up (each one, when it ends, replaced by the next), then the error count and
