@@ -3,6 +3,8 @@
  * bare client in the same run; the hybrid statement next to its vector half alone and to the
  * statement before issue 19's h-query stop (bench/query-before.ts); 10 concurrent
  * clients through REST (query-vector cache off, then on) next to the same SQL at that concurrency;
+ * beside them (PostgreSQL, endpoint stand-in) the floor, bench/bare-query.ts, a bare node:http server
+ * doing only the embedding call and the statement, with the CPU per request of each process;
  * recall@10 of the vector search against exact search. Each corpus size runs on a server and
  * database of its own (embedded PGlite unless DATABASE_URL is set: then a fresh database per size
  * on that server, dropped at the end), and the growth from the first size to the last is printed.
