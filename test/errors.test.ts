@@ -105,6 +105,18 @@ describe('each error code over REST and GraphQL', () => {
   });
 });
 
+describe('a field the input type does not have', () => {
+  // graphql-js quotes the name as it was sent: one holding quotes, dots or the message's own words
+  // (found by the fuzz test's seed 435006320) must still come back whole, and nothing is changed.
+  it.each(['!".', 'a" is not defined by type "Z', 'nme'])('is named in details.field: %j', async (name) => {
+    const r = await gql(app.url, UPDATE, { id: privateAgent, input: { description: 'renamed?', [name]: 1 } }, { token: own.apiKey });
+    expect(r.errors?.[0]?.extensions.code).toBe('BAD_USER_INPUT');
+    expect(r.errors?.[0]?.extensions.details).toMatchObject({ field: name });
+    const read = await gql(app.url, `query($id: ID!) { agent(id: $id) { description } }`, { id: privateAgent }, { token: own.apiKey });
+    expect(read.data.agent.description).not.toBe('renamed?');
+  });
+});
+
 describe('the renderer both transports share', () => {
   it.each(Object.keys(ERROR_CODES) as ErrorCode[])('%s keeps its code and status', (code) => {
     const { error, internal } = normalizeError(new AppError(code, 'msg', { field: 'f' }));

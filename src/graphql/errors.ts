@@ -59,10 +59,29 @@ export function normalizeError(error: unknown): { error: AppError; internal: boo
   return { error: new AppError('INTERNAL', undefined, requestId ? { requestId } : undefined, original), internal: true };
 }
 
+/**
+ * The end of graphql-js's message for a field its input type does not have: `…; Field "<the name as
+ * sent>" is not defined by type "AgentCreateInput".`, maybe with ` Did you mean "name"?`. The type
+ * and the suggestions are GraphQL names; the field's name may hold anything, quotes included.
+ */
+const UNKNOWN_FIELD_END = /" is not defined by type "[_A-Za-z][_0-9A-Za-z]*"\.(?: Did you mean [ "_A-Za-z0-9,]*\?)?$/;
+
+/** The unknown field's name, read back from the end of the message (in linear time: the message quotes the client's value). */
+function unknownField(message: string): string | undefined {
+  const end = UNKNOWN_FIELD_END.exec(message)?.index;
+  if (end === undefined) return undefined;
+  const start = message.lastIndexOf('; Field "', end);
+  return start < 0 ? undefined : message.slice(start + '; Field "'.length, end);
+}
+
 /** `Variable "$input" got invalid value … at "input.temperature"` -> { field: 'temperature' }. */
 function fieldDetails(message: string): ErrorDetails | undefined {
   const at = /at "[^".]+\.([^"]+)"/.exec(message);
   if (at) return { field: at[1] };
+  // graphql-js quotes an unknown field's name as it was sent, quotes and all: read it back from the
+  // end of the message (the type's name is a GraphQL name; a suggestion may follow).
+  const unknown = unknownField(message);
+  if (unknown !== undefined) return { field: unknown };
   const field = /Field "([^"]+)"/.exec(message);
   if (field) return { field: field[1] };
   const variable = /Variable "\$([^"]+)"/.exec(message);
