@@ -82,16 +82,15 @@ export class ConversationService {
    */
   async append(em: Em, conversation: ConversationRef, messages: NewMessage[], alongside?: (tx: Em) => Promise<void>): Promise<{ id: string }[]> {
     const now = new Date();
-    const rows = messages.map((m) => ({ id: newId(), ...m }));
+    // Each message as stored (Message's defaults filled in), for either path below.
+    const rows = messages.map((m) => ({ id: newId(), from: m.from, text: m.text, sources: m.sources ?? [], usage: m.usage ?? null, metadata: m.metadata ?? {} }));
     if (alongside) {
       await em.fork().transactional(async (tx) => {
         if (conversation.isNew) tx.create(Conversation, { ...this.conversationRow(conversation), createdAt: now });
         // The conversation first: the feature's rows may refer to it.
         await tx.flush();
         await alongside(tx);
-        for (const m of rows) {
-          tx.create(Message, { id: m.id, conversation: conversation.id, from: m.from, text: m.text, sources: m.sources ?? [], usage: m.usage ?? null, metadata: m.metadata ?? {}, createdAt: now });
-        }
+        for (const m of rows) tx.create(Message, { ...m, conversation: conversation.id, createdAt: now });
         await tx.flush();
       });
     } else {
@@ -108,9 +107,9 @@ export class ConversationService {
         rows.map((m) => m.id),
         rows.map((m) => m.from),
         rows.map((m) => m.text),
-        rows.map((m) => JSON.stringify(m.sources ?? [])),
-        rows.map((m) => (m.usage == null ? null : JSON.stringify(m.usage))),
-        rows.map((m) => JSON.stringify(m.metadata ?? {})),
+        rows.map((m) => JSON.stringify(m.sources)),
+        rows.map((m) => (m.usage === null ? null : JSON.stringify(m.usage))),
+        rows.map((m) => JSON.stringify(m.metadata)),
       ]);
     }
     conversation.isNew = false;
