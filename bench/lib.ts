@@ -228,12 +228,15 @@ export function stream(url: string, body: unknown, pick: (e: EventSourceMessage)
   });
 }
 
+/** The kernel's clock ticks per second (/proc's CPU times count them), asked once: a process is spawned for it. */
+let clockTicks: number | undefined;
+
 /** User and system CPU time a process has used, in ms, from the kernel. */
 export function cpuMs(pid: number): number {
   // The fields after the command's name (which may hold spaces), from the state on: utime and stime are the 12th and 13th.
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const clockTicks = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+  clockTicks ??= Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
 }
 
