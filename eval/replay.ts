@@ -32,6 +32,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { SOURCES_FOR_ANSWER } from '../src/answers/answer.service.ts';
 import { extractiveAnswer, LEAD_WEIGHT, RELEVANT_SCORE, SENTENCE_RELEVANCE, sentencesOf } from '../src/answers/extractive.ts';
+import { WORD_WEIGHT } from '../src/answers/answer.inputs.ts';
 import type { Embedder } from '../src/providers/embeddings.ts';
 import type { Fragment } from '../src/retrieval/retrieval.service.ts';
 import { answerFigures, normalize, rocAuc, type Answered, type EvalQuestion } from './evaluate.ts';
@@ -170,13 +171,14 @@ const range = (spec: string | undefined, fallback: number[]) => {
   for (let x = from!; x <= to! + 1e-9; x += step!) out.push(Math.round(x * 10000) / 10000);
   return out;
 };
-const weights = (args.weights ?? '1,1.5,2').split(',').map(Number);
+// The equal weight, a middle one, and the service's own (WORD_WEIGHT).
+const weights = range(args.weights, [...new Set([1, 1.5, WORD_WEIGHT])]);
 const fragmentGrid = range(args.fragment, [RELEVANT_SCORE]);
 const sentenceGrid = range(args.sentence, [SENTENCE_RELEVANCE]);
 const sentenceWeight = Number(args['sentence-weight'] ?? 1);
 const maxRefused = Number(args['max-refused'] ?? 0.05);
-const fragmentLeads = (args['fragment-lead'] ?? String(LEAD_WEIGHT)).split(',').map(Number);
-const sentenceLeads = (args['sentence-lead'] ?? String(LEAD_WEIGHT)).split(',').map(Number);
+const fragmentLeads = range(args['fragment-lead'], [LEAD_WEIGHT]);
+const sentenceLeads = range(args['sentence-lead'], [LEAD_WEIGHT]);
 
 const log = (s = '') => process.stdout.write(`${s}\n`);
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
