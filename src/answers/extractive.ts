@@ -171,9 +171,10 @@ async function rankSentences(question: string, fragments: Fragment[], embedder: 
   const scores = candidates.map((s, i) => raw[i]! + 0.1 * relevant[s.fragment]!.score);
   const order = candidates.map((_, i) => i).sort((a, b) => scores[b]! - scores[a]!);
   const relevance = raw.map((r) => Math.min(1, Math.max(0, r / (1 + wordWeight))));
-  const top = candidates[order[0]!]!;
-  const elsewhere = order.filter((i) => candidates[i]!.fragment !== top.fragment && candidates[i]!.text !== top.text).map((i) => relevance[i]!);
-  return { relevant, sentences, candidates, scores, order, bestRelevance: relevance[order[0]!]!, sentenceLead: leadOf(relevance[order[0]!]!, elsewhere) };
+  const best = order[0]!;
+  const top = candidates[best]!;
+  const elsewhere = candidates.flatMap((c, i) => (c.fragment !== top.fragment && c.text !== top.text ? [relevance[i]!] : []));
+  return { relevant, sentences, candidates, scores, order, bestRelevance: relevance[best]!, sentenceLead: leadOf(relevance[best]!, elsewhere) };
 }
 
 /** How far a value (a score, a relevance: 0 to 1) is above the best of the others, at least 0; all of it when there are no others. */
