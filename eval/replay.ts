@@ -40,6 +40,8 @@ import { answerFigures, normalize, rocAuc, type Answered, type EvalQuestion } fr
 const { values: args } = parseArgs({
   options: {
     dump: { type: 'string' },
+    /** Another set laid out like eval/ (corpus/*.md and questions.tsv), for building the dump. */
+    set: { type: 'string' },
     weights: { type: 'string' },
     /** The sentence relevance's weight of the word share (the answerer's sentenceWordWeight). */
     'sentence-weight': { type: 'string' },
@@ -89,7 +91,7 @@ async function build(file: string): Promise<Dump> {
   const { rawQuery } = await import('../src/db/raw.ts');
   const { searchSql } = await import('../src/retrieval/retrieval.service.ts');
   const { buildStore, checkEvalSet, loadEvalSet } = await import('./evaluate.ts');
-  const set = loadEvalSet();
+  const set = loadEvalSet(args.set ? path.resolve(args.set) : undefined);
   const problems = checkEvalSet(set);
   if (problems.length) throw new Error(`The evaluation set has mistakes:\n${problems.join('\n')}`);
   const dataDir = mkdtempSync(path.join(tmpdir(), 'agentbase-replay-'));

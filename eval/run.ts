@@ -32,13 +32,15 @@ const { values: args } = parseArgs({
     misses: { type: 'boolean' },
     'rerank-stand-in': { type: 'boolean' },
     compare: { type: 'boolean' },
+    set: { type: 'string' },
   },
 });
 
 /** The answerer's checks before the sentence check (docs/evaluation.md), for --compare. */
 const BEFORE: AnswerChecks = { relevantScore: 0.45, bySentence: false };
 
-const set = loadEvalSet();
+// --set DIR: another set laid out like eval/ (corpus/*.md and questions.tsv), e.g. your own documents and questions.
+const set = loadEvalSet(args.set ? path.resolve(args.set) : undefined);
 const problems = checkEvalSet(set);
 if (problems.length) throw new Error(`The evaluation set has mistakes:\n${problems.join('\n')}`);
 const questions = args.questions ? sample(set.questions, Number(args.questions)) : set.questions;
