@@ -31,7 +31,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { SOURCES_FOR_ANSWER } from '../src/answers/answer.service.ts';
-import { extractiveAnswer, LEAD_WEIGHT, RELEVANT_SCORE, SENTENCE_RELEVANCE, sentencesOf } from '../src/answers/extractive.ts';
+import { extractiveAnswer, FRAGMENT_LEAD_WEIGHT, RELEVANT_SCORE, SENTENCE_LEAD_WEIGHT, SENTENCE_RELEVANCE, sentencesOf } from '../src/answers/extractive.ts';
 import { WORD_WEIGHT } from '../src/answers/answer.inputs.ts';
 import type { Embedder } from '../src/providers/embeddings.ts';
 import type { Fragment } from '../src/retrieval/retrieval.service.ts';
@@ -58,6 +58,8 @@ const { values: args } = parseArgs({
      * parts apart ("5,4": no more than before the fourth pass), so that neither part pays for the other.
      */
     'max-refused-per-part': { type: 'string' },
+    /** The parts the thresholds are chosen on (0 the tuned-on part, 1 the first held-out...); "0,1" (the 266 questions) by default. */
+    'choose-on': { type: 'string' },
     /** Only the chosen thresholds, not every pair of the grid. */
     quiet: { type: 'boolean' },
   },
@@ -179,17 +181,18 @@ const fragmentGrid = range(args.fragment, [RELEVANT_SCORE]);
 const sentenceGrid = range(args.sentence, [SENTENCE_RELEVANCE]);
 const sentenceWeight = Number(args['sentence-weight'] ?? 1);
 const maxRefused = Number(args['max-refused'] ?? 0.05);
-const fragmentLeads = range(args['fragment-lead'], [LEAD_WEIGHT]);
-const sentenceLeads = range(args['sentence-lead'], [LEAD_WEIGHT]);
+const fragmentLeads = range(args['fragment-lead'], [FRAGMENT_LEAD_WEIGHT]);
+const sentenceLeads = range(args['sentence-lead'], [SENTENCE_LEAD_WEIGHT]);
 
 const log = (s = '') => process.stdout.write(`${s}\n`);
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+const chooseOn = new Set((args['choose-on'] ?? '0,1').split(',').map(Number));
+const inChosen = (q: EvalQuestion) => chooseOn.has(q.part ?? 0);
+const partIds = [...new Set(dump.questions.map((q) => q.question.part ?? 0))].sort();
 const PARTS: [string, (q: EvalQuestion) => boolean][] = [
   ['all', () => true],
-  ['tuned', (q) => (q.part ?? 0) === 0],
-  ['h1', (q) => q.part === 1],
-  ['h2', (q) => q.part === 2],
-  ['266', (q) => (q.part ?? 0) <= 1],
+  ...partIds.map((part): [string, (q: EvalQuestion) => boolean] => [part ? `h${part}` : 'tuned', (q) => (q.part ?? 0) === part]),
+  [`chosen-on(${[...chooseOn].join(',')})`, inChosen],
 ];
 
 /** As the SQL ranks: hybrid by the relevance (ties by the vector half's rank), vector by cosine, text by its own rank. */
@@ -261,9 +264,9 @@ for (const w of weights) {
       })
       .join(', ')})`;
   };
-  // Chosen on the tuned-on and first held-out parts: the most unanswerable refused with the answerable at most maxRefused.
+  // Chosen on the --choose-on parts (the tuned-on and first held-out by default): the most unanswerable refused with the answerable at most maxRefused.
   const on266 = (r: (typeof results)[number]) => {
-    const of = r.answered.filter((a) => (a.question.part ?? 0) <= 1);
+    const of = r.answered.filter((a) => inChosen(a.question));
     const un = of.filter((a) => !a.question.answer);
     const an = of.filter((a) => a.question.answer);
     return { un: un.filter((a) => a.nothing).length / un.length, an: an.filter((a) => a.nothing).length / an.length };
@@ -274,5 +277,5 @@ for (const w of weights) {
   const perPart = args['max-refused-per-part']?.split(',').map(Number);
   const allowed = results.filter((r) => on266(r).an <= maxRefused + 1e-9 && (!perPart || perPart.every((max, part) => refusedIn(r, part) <= max))).sort((a, b) => on266(b).un - on266(a).un || on266(a).an - on266(b).an);
   const best = allowed.filter((r) => on266(r).un === on266(allowed[0]!).un && on266(r).an === on266(allowed[0]!).an);
-  for (const r of best) log(`  chosen on 266: ${label(r)}: ${line(r.answered)}  ${figuresOf(r.answered, true)}`);
+  for (const r of best) log(`  chosen on parts ${[...chooseOn].join(',')}: ${label(r)}: ${line(r.answered)}  ${figuresOf(r.answered, true)}`);
 }

@@ -42,6 +42,10 @@ describe('the kind of value a question asks for', () => {
     expect(holdsKind('It opens from 9 am to 8 pm.', ['year'])).toBe(false);
     expect(holdsKind('Members elect the board for two-year terms.', ['duration'])).toBe(true);
     expect(holdsKind('The jacket weighs 390 grams.', ['weight'])).toBe(true);
+    // "How small are the particles?": microns and micrometres are lengths too.
+    expect(holdsKind('The filter catches particles as small as 0.3 microns.', ['length'])).toBe(true);
+    expect(holdsKind('Pores of 2 µm let water through.', ['length'])).toBe(true);
+    expect(holdsKind('The filter catches most particles.', ['length'])).toBe(false);
     expect(holdsKind('The range is about 60 kilometres.', ['speed'])).toBe(false);
     expect(holdsKind('Sport mode limits the speed to 25 km/h.', ['speed'])).toBe(true);
     expect(holdsKind('The support desk is staffed from nine in the morning.', ['time'])).toBe(true);

@@ -10,6 +10,7 @@
  */
 import type { Embedder } from '../providers/embeddings.ts';
 import type { Fragment } from '../retrieval/retrieval.service.ts';
+import { SYNONYM_WEIGHT, synonymsOf } from '../retrieval/synonyms.ts';
 import { askedKinds, holdsKind } from './answer-type.ts';
 
 export const NO_DATASTORE_ANSWER = 'This agent has no knowledge to answer from: no datastore is linked to it yet.';
@@ -18,23 +19,26 @@ export const QUOTE_NOTE = 'No language model is configured, so this answer quote
 
 /**
  * Below this score (Fragment.score) a fragment is not about the question. Chosen on the
- * evaluation set, together with SENTENCE_RELEVANCE: see docs/evaluation.md for the trade-off at
- * each threshold. (0.45 before the sentence check: it refused questions worded away from their
- * document, which the sentence check and the answer-kind rule now judge instead; 0.375 while the
- * score weighed the word share like the cosine.)
+ * evaluation set, together with SENTENCE_RELEVANCE and the leads' weights: see docs/evaluation.md
+ * for the trade-off at each threshold. (0.45 before the sentence check; 0.375 while the score
+ * weighed the word share like the cosine.)
  */
 export const RELEVANT_SCORE = 0.35;
 /**
  * Below this, the fragments are about the subject but no sentence of them about the question:
  * "nothing found". What is compared is the best sentence's relevance ((its cosine to the question
- * + the share of the question's words it holds, with its heading) / 2, in [0, 1]) plus LEAD_WEIGHT
- * times each of two leads (leadOf): how far the best fragment scores above the next, and how far
- * the best sentence is above the best sentence of another fragment. Chosen on the evaluation set
- * (docs/evaluation.md; 0.35, on the relevance alone, before the fourth pass).
+ * + the share of the question's words it holds, synonyms counting SYNONYM_WEIGHT, with its
+ * heading) / 2, in [0, 1]) plus a weight of each of two leads (leadOf): how far the best fragment
+ * scores above the next (FRAGMENT_LEAD_WEIGHT), and how far the best sentence is above the best
+ * sentence of another fragment (SENTENCE_LEAD_WEIGHT). Chosen on the evaluation set
+ * (docs/evaluation.md; 0.35 on the relevance alone before the fourth pass, 0.405 with both leads
+ * weighing 0.25 before the fifth, which counted synonyms and names).
  */
-export const SENTENCE_RELEVANCE = 0.405;
-/** The weight of each lead added to the best sentence's relevance before SENTENCE_RELEVANCE. */
-export const LEAD_WEIGHT = 0.25;
+export const SENTENCE_RELEVANCE = 0.385;
+/** The weight of the best fragment's lead over the next, added to the best sentence's relevance before SENTENCE_RELEVANCE. */
+export const FRAGMENT_LEAD_WEIGHT = 0.25;
+/** The weight of the best sentence's lead over other fragments' sentences, added likewise. */
+export const SENTENCE_LEAD_WEIGHT = 0.5;
 /** Sentences embedded per answer: bounds the model's work (a CPU-bound local model answers in ~0.2 s). */
 const MAX_SENTENCES = 48;
 /** A best sentence shorter than this takes the next sentence along, which often holds the detail. */
@@ -89,6 +93,8 @@ export function contentWords(text: string): string[] {
 export interface AnswerChecks {
   /** The quote must hold the kind of value asked (answer-type.ts); true by default. */
   byKind?: boolean;
+  /** Quote only the fragments naming most of the names the question uses (namedFragments); true by default. */
+  byName?: boolean;
   /** The best sentence must reach SENTENCE_RELEVANCE; true by default. */
   bySentence?: boolean;
   /** The fragments' threshold; RELEVANT_SCORE by default. */
@@ -97,9 +103,9 @@ export interface AnswerChecks {
   sentenceRelevance?: number;
   /** The weight of the share of the question's words in a sentence's relevance, against its cosine's 1; 1 by default. */
   sentenceWordWeight?: number;
-  /** The weight of the best fragment's lead over the next one (leadOf), added to the best sentence's relevance; LEAD_WEIGHT by default. */
+  /** The weight of the best fragment's lead over the next one (leadOf), added to the best sentence's relevance; FRAGMENT_LEAD_WEIGHT by default. */
   fragmentLeadWeight?: number;
-  /** The weight of the best sentence's lead over the best sentence of another fragment, added to its relevance; LEAD_WEIGHT by default. */
+  /** The weight of the best sentence's lead over the best sentence of another fragment, added to its relevance; SENTENCE_LEAD_WEIGHT by default. */
   sentenceLeadWeight?: number;
 }
 
@@ -112,7 +118,7 @@ export async function extractiveAnswer(question: string, fragments: Fragment[], 
   // (they share its words), and sentences of several of them that answer it equally badly; the
   // fragment and the sentence that hold the detail asked for stand out.
   const [topScore, ...otherScores] = fragments.map((f) => f.score).sort((a, b) => b - a);
-  const lead = (opts.fragmentLeadWeight ?? LEAD_WEIGHT) * leadOf(topScore!, otherScores) + (opts.sentenceLeadWeight ?? LEAD_WEIGHT) * ranked.sentenceLead;
+  const lead = (opts.fragmentLeadWeight ?? FRAGMENT_LEAD_WEIGHT) * leadOf(topScore!, otherScores) + (opts.sentenceLeadWeight ?? SENTENCE_LEAD_WEIGHT) * ranked.sentenceLead;
   if (opts.bySentence !== false && ranked.bestRelevance + lead < (opts.sentenceRelevance ?? SENTENCE_RELEVANCE)) return NOTHING_FOUND_ANSWER;
 
   const best = candidates[order[0]!]!;
@@ -139,7 +145,7 @@ interface RankedSentences {
   sentences: Sentence[];
   candidates: Sentence[];
   scores: number[];
-  /** Indexes into `candidates`, best first. */
+  /** Indexes into `candidates` that may be quoted (namedFragments), best first. */
   order: number[];
   /** The best candidate's relevance to the question in [0, 1]: (cosine + share of the question's words) / 2. */
   bestRelevance: number;
@@ -152,6 +158,9 @@ async function rankSentences(question: string, fragments: Fragment[], embedder: 
   const { relevantScore = RELEVANT_SCORE, sentenceWordWeight: wordWeight = 1 } = opts;
   const relevant = fragments.filter((f) => f.score >= relevantScore);
   if (!relevant.length) return null;
+  // Quoted: a sentence of the fragments naming what the question names. The others' sentences are
+  // still read, for the sentence lead.
+  const named = new Set(opts.byName === false ? relevant : namedFragments(question, relevant));
 
   const sentences: Sentence[] = [];
   for (const [fragment, f] of relevant.entries()) {
@@ -162,14 +171,22 @@ async function rankSentences(question: string, fragments: Fragment[], embedder: 
 
   const [q, ...vectors] = await embedder.embedDocuments([question, ...candidates.map(inContext)], signal);
   const asked = new Set(contentWords(question));
+  const alike = synonymsByWord(question);
   const raw = candidates.map((s, i) => {
     const words = new Set(contentWords(inContext(s)));
-    const shared = [...asked].filter((w) => words.has(w)).length / Math.max(asked.size, 1);
+    let found = 0;
+    for (const w of asked) {
+      if (words.has(w)) found++;
+      else if (alike.get(w)?.some((a) => words.has(a))) found += SYNONYM_WEIGHT;
+    }
+    const shared = found / Math.max(asked.size, 1);
     return dot(q!, vectors[i]!) + wordWeight * shared;
   });
   // The fragment's own score breaks near-ties in favour of the better fragment.
   const scores = candidates.map((s, i) => raw[i]! + 0.1 * relevant[s.fragment]!.score);
-  const order = candidates.map((_, i) => i).sort((a, b) => scores[b]! - scores[a]!);
+  const ranked = candidates.map((_, i) => i).sort((a, b) => scores[b]! - scores[a]!);
+  const quotable = ranked.filter((i) => named.has(relevant[candidates[i]!.fragment]!));
+  const order = quotable.length ? quotable : ranked;
   const relevance = raw.map((r) => Math.min(1, Math.max(0, r / (1 + wordWeight))));
   const best = order[0]!;
   const top = candidates[best]!;
@@ -177,9 +194,42 @@ async function rankSentences(question: string, fragments: Fragment[], embedder: 
   return { relevant, sentences, candidates, scores, order, bestRelevance: relevance[best]!, sentenceLead: leadOf(relevance[best]!, elsewhere) };
 }
 
+/**
+ * The names the question uses (capitalised words, not the first: "Ferncliff", "H3") that the
+ * fragments know: only the fragments holding the most of them are quoted. "Can I bring my dog to
+ * Ferncliff?" is not answered from another place's dog policy; when no fragment holds any of them,
+ * all are kept.
+ */
+/** Capitalised words that name no subject: "I", "I'm", days and months. */
+const NOT_NAMES = /^(?:I|I['’]\p{L}+|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)days?|January|February|March|April|May|June|July|August|September|October|November|December)$/u;
+
+export function namedFragments(question: string, fragments: Fragment[]): Fragment[] {
+  const names = [...new Set(question.match(/(?<=[\p{L}\p{N},;:'"()-]\s+)[\p{Lu}][\p{L}\p{N}-]*/gu) ?? [])].filter((n) => !NOT_NAMES.test(n));
+  if (!names.length) return fragments;
+  const count = (f: Fragment) => names.filter((n) => new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(n)}(?![\\p{L}\\p{N}])`, 'u').test(f.text)).length;
+  const counts = fragments.map(count);
+  const most = Math.max(0, ...counts);
+  return most ? fragments.filter((_, i) => counts[i] === most) : fragments;
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
 /** How far a value (a score, a relevance: 0 to 1) is above the best of the others, at least 0; all of it when there are no others. */
 export function leadOf(best: number, others: number[]): number {
   return Math.max(0, best - Math.max(0, ...others));
+}
+
+/** The question's words (as contentWords reads them) with their synonyms (synonyms.ts), read alike. */
+function synonymsByWord(question: string): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const entry of synonymsOf(question)) {
+    const [word, ...alts] = entry.split(' ');
+    const key = contentWords(word!)[0];
+    if (key) out.set(key, alts.flatMap((a) => contentWords(a)));
+  }
+  return out;
 }
 
 /** A sentence is read with its heading: "Keep warm" tells what "30 minutes" is about. */

@@ -22,6 +22,7 @@ import type { Limits } from '../limits/limits.ts';
 import { WORD_WEIGHT } from '../answers/answer.inputs.ts';
 import { ChunkStats } from './chunk-stats.ts';
 import { QueryVectors } from './query-vectors.ts';
+import { SYNONYM_WEIGHT, synonymsOf } from './synonyms.ts';
 
 export interface Fragment {
   text: string;
@@ -78,11 +79,11 @@ function textQueryOf(query: string): string {
 /** A lexeme (stemmed by to_tsvector) quoted for tsquery's input syntax: quotes and backslashes doubled. */
 const tsqQuote = (lexeme: string) => `'''' || replace(replace(${lexeme}, '\\', '\\\\'), '''', '''''') || ''''`;
 /**
- * The query's distinct lexemes; with common words ($13, see common-words.ts) those left out, so
+ * The query's distinct lexemes; with common words ($14, see common-words.ts) those left out, so
  * that only the query's other words propose the text half's candidates.
  */
 const queryWords = (withoutCommon: boolean) =>
-  `(select w from unnest(tsvector_to_array(to_tsvector('english', $8))) w${withoutCommon ? ' where w <> all($13::text[])' : ''})`;
+  `(select w from unnest(tsvector_to_array(to_tsvector('english', $8))) w${withoutCommon ? ' where w <> all($14::text[])' : ''})`;
 /**
  * The words two by two, OR-ed ("a & b | a & c | b & c"): chunks with at least two of them. Null
  * for fewer than two words (the tier then matches nothing). Pairs of the first 16 words at most
@@ -286,6 +287,14 @@ export function searchSql(datastoreIds: string[], query: string, vector: number[
                  ${tiers.two} as tq_two,
                  ${tiers.any} as tq_any,
                  tsvector_to_array(to_tsvector('english', $8)) as words),
+    -- The question's words' synonyms ($13: "word synonym synonym…", synonyms.ts), by the lexemes
+    -- the word has in the question: each lexeme, quoted, and its synonyms OR-ed.
+    syn as (
+      select distinct on (l.lex) l.lex, (${tsqQuote('l.lex')})::tsquery as self,
+             replace(plainto_tsquery('english', substr(u.e, strpos(u.e, ' ') + 1))::text, ' & ', ' | ')::tsquery as alts
+      from unnest($13::text[]) u(e)
+      cross join lateral unnest(tsvector_to_array(to_tsvector('english', split_part(u.e, ' ', 1)))) l(lex)
+    ),
     fts as (
       select p.id, p.tsv, p.embedding, row_number() over (order by ts_rank_cd(p.tsv, q.tq) desc, p.id) as r
       from (
@@ -312,8 +321,11 @@ export function searchSql(datastoreIds: string[], query: string, vector: number[
     scored as (
       select f.id, f.vr, f.tr,
              greatest(0, 1 - coalesce(f.d, f.embedding::vector(${dim}) <=> $1::vector(${dim}))) as cos,
-             -- The query's words in the chunk: its lexemes less those words (ts_delete is a binary search per word).
-             (length(f.tsv) - length(ts_delete(f.tsv, q.words)))::float8 / greatest(cardinality(q.words), 1) as words
+             -- The query's words in the chunk: its lexemes less those words (ts_delete is a binary search per word);
+             -- a word missing but for a synonym counts SYNONYM_WEIGHT.
+             ((length(f.tsv) - length(ts_delete(f.tsv, q.words)))
+               + ${SYNONYM_WEIGHT} * (select count(*) from syn y where y.lex = any(q.words) and not f.tsv @@ y.self and f.tsv @@ y.alts)
+             )::float8 / greatest(cardinality(q.words), 1) as words
       from candidates f, q
     ),
     ranked as (select s.*, ${RELEVANCE} as relevance, ${rank} as rank from scored s),
@@ -345,6 +357,7 @@ export function searchSql(datastoreIds: string[], query: string, vector: number[
     mode === 'vector' ? 0 : candidates,
     opts.minScore ?? null,
     mode === 'vector' ? 0 : Math.max(candidates, FTS_POOL),
+    synonymsOf(textQueryOf(query)),
     ...(common ? [common] : []),
   ];
   return { sql, params };
