@@ -88,6 +88,12 @@ describe('a question in other words than its document, or about another subject'
     expect(withSynonym - without).toBeCloseTo(((WORD_WEIGHT / (1 + WORD_WEIGHT)) * SYNONYM_WEIGHT) / 2, 5);
   });
 
+  it('takes words whose only synonyms are stop words ("beneath": "below")', async () => {
+    const res = await http('POST', `${app.api}/datastores/${datastoreId}/query`, { token: apiKey, body: { query: 'What is beneath the filter, apiece, if cancelled?' } });
+    expect(res.status).toBe(200);
+    expect(res.body.length).toBeGreaterThan(0);
+  });
+
   it('answers without a model from the sentence that holds the synonym', async () => {
     const ask = async (query: string) => (await http('POST', `${app.api}/agents/${agentId}/query`, { token: apiKey, body: { query } })).body.answer as string;
     // The manual says "warranty" and "adults": without synonyms, other sentences were quoted first.

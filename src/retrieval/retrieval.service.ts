@@ -295,6 +295,8 @@ export function searchSql(datastoreIds: string[], query: string, vector: number[
       from unnest($13::text[]) u(e)
       cross join lateral unnest(tsvector_to_array(to_tsvector('english', split_part(u.e, ' ', 1)))) l(lex)
     ),
+    -- Any synonym at all (null without any): a candidate holding none, most of them, is matched once, not once per word.
+    syn_any as (select string_agg('(' || y.alts::text || ')', ' | ')::tsquery as tq from syn y where numnode(y.alts) > 0),
     fts as (
       select p.id, p.tsv, p.embedding, row_number() over (order by ts_rank_cd(p.tsv, q.tq) desc, p.id) as r
       from (
@@ -324,7 +326,8 @@ export function searchSql(datastoreIds: string[], query: string, vector: number[
              -- The query's words in the chunk: its lexemes less those words (ts_delete is a binary search per word);
              -- a word missing but for a synonym counts SYNONYM_WEIGHT.
              ((length(f.tsv) - length(ts_delete(f.tsv, q.words)))
-               + ${SYNONYM_WEIGHT} * (select count(*) from syn y where y.lex = any(q.words) and not f.tsv @@ y.self and f.tsv @@ y.alts)
+               + ${SYNONYM_WEIGHT} * (case when f.tsv @@ (select tq from syn_any)
+                   then (select count(*) from syn y where y.lex = any(q.words) and not f.tsv @@ y.self and f.tsv @@ y.alts) else 0 end)
              )::float8 / greatest(cardinality(q.words), 1) as words
       from candidates f, q
     ),
