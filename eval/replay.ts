@@ -31,7 +31,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { SOURCES_FOR_ANSWER } from '../src/answers/answer.service.ts';
-import { extractiveAnswer, FRAGMENT_LEAD_WEIGHT, RELEVANT_SCORE, SENTENCE_LEAD_WEIGHT, SENTENCE_RELEVANCE, sentencesOf } from '../src/answers/extractive.ts';
+import { extractiveAnswer, FRAGMENT_LEAD_WEIGHT, RELEVANT_SCORE, SENTENCE_LEAD_WEIGHT, SENTENCE_RELEVANCE, inContext, sentencesOf } from '../src/answers/extractive.ts';
 import { WORD_WEIGHT } from '../src/answers/answer.inputs.ts';
 import type { Embedder } from '../src/providers/embeddings.ts';
 import type { Fragment } from '../src/retrieval/retrieval.service.ts';
@@ -60,6 +60,10 @@ const { values: args } = parseArgs({
     'max-refused-per-part': { type: 'string' },
     /** The parts the thresholds are chosen on (0 the tuned-on part, 1 the first held-out...); "0,1" (the 266 questions) by default. */
     'choose-on': { type: 'string' },
+    /** Read each sentence with its innermost heading only, as before the sixth pass (the answerer's byPath: false). */
+    'innermost-heading': { type: 'boolean' },
+    /** Judge "nothing found" with every heading's words too (the answerer's judgeByPath). */
+    'judge-by-path': { type: 'boolean' },
     /** Only the chosen thresholds, not every pair of the grid. */
     quiet: { type: 'boolean' },
   },
@@ -133,7 +137,7 @@ async function build(file: string): Promise<Dump> {
     }
     const texts = new Set(set.questions.map((q) => q.question));
     const chunks = await rawQuery<{ text: string }>(db.orm.em.fork(), 'select text from chunks where datastore_id = $1', [store.datastoreId]);
-    for (const { text } of chunks) for (const s of sentencesOf(text)) texts.add(s.heading ? `${s.heading}: ${s.text}` : s.text);
+    for (const { text } of chunks) for (const s of sentencesOf(text)) for (const path of [s.path, s.heading]) texts.add(inContext({ text: s.text, path }));
     const list = [...texts];
     const vectors: Record<string, number[]> = {};
     for (let i = 0; i < list.length; i += 48) {
@@ -236,7 +240,7 @@ for (const w of weights) {
           const key = `${i}:${fragments.filter((f) => f.score >= fragment).length}:${sentence}:${fragmentLead}:${sentenceLead}`;
           let answer = memo.get(key);
           if (answer == null) {
-            const checks = { relevantScore: fragment, sentenceRelevance: sentence, sentenceWordWeight: sentenceWeight, fragmentLeadWeight: fragmentLead, sentenceLeadWeight: sentenceLead };
+            const checks = { relevantScore: fragment, sentenceRelevance: sentence, sentenceWordWeight: sentenceWeight, fragmentLeadWeight: fragmentLead, sentenceLeadWeight: sentenceLead, byPath: !args['innermost-heading'], judgeByPath: !!args['judge-by-path'] };
             answer = await extractiveAnswer(q.question, fragments, true, cached, undefined, checks);
             memo.set(key, answer);
           }

@@ -48,6 +48,8 @@ describe('the kind of value a question asks for', () => {
     expect(holdsKind('The filter catches most particles.', ['length'])).toBe(false);
     expect(holdsKind('The range is about 60 kilometres.', ['speed'])).toBe(false);
     expect(holdsKind('Sport mode limits the speed to 25 km/h.', ['speed'])).toBe(true);
+    // "How fast does the drill spin?": a rotational speed.
+    expect(holdsKind('The chuck turns at up to 1,600 rpm in second gear.', ['speed'])).toBe(true);
     expect(holdsKind('The support desk is staffed from nine in the morning.', ['time'])).toBe(true);
   });
 

@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NOTHING_FOUND_ANSWER, QUOTE_NOTE, RELEVANT_SCORE, SENTENCE_RELEVANCE } from '../src/answers/extractive.ts';
+import { inContext, NOTHING_FOUND_ANSWER, QUOTE_NOTE, RELEVANT_SCORE, SENTENCE_RELEVANCE, sentencesOf } from '../src/answers/extractive.ts';
 import { gql, http, newOrganization } from './support/client.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { waitFor } from './support/wait.ts';
@@ -56,12 +56,26 @@ describe('the answer without a model, on a question worded away from its documen
   it('says "nothing found" when the fragment is about the subject but no sentence about the question', async () => {
     expect(SENTENCE_RELEVANCE).toBeGreaterThan(0);
     // A yes/no question: the answer-kind rule cannot refuse it, only the sentence check.
-    const question = 'Does the Hollowbrook campsite have a swimming pool?';
-    // The campsite's guide is found (its score passes the threshold well)...
+    const question = 'Can I hire bikes at the Orchid Bay Hotel?';
+    // The hotel's guide is found (its score passes the threshold well)...
     expect(await topScore(question)).toBeGreaterThanOrEqual(RELEVANT_SCORE + 0.1);
-    // ...but none of its sentences is about a pool.
+    // ...but none of its sentences is about bikes.
     expect(await ask(question)).toBe(NOTHING_FOUND_ANSWER);
     // An answerable question on the same guide still is answered.
     expect(await ask('How much is valet parking at the Orchid Bay Hotel?')).toContain('25 dollars per night');
+  });
+});
+
+describe('a sentence is read with the headings above it', () => {
+  it('every one of them, outermost first, and cites the innermost', () => {
+    const text = '# Brennmoor Reed Warbler\nA small songbird of the reedbeds.\n## Breeding\nThe female lays three to five eggs.\n### Nest\nIt is woven around reed stems.\n## Diet\nIt eats insects.';
+    const read = sentencesOf(text).map((s) => ({ heading: s.heading, read: inContext(s) }));
+    expect(read).toEqual([
+      { heading: 'Brennmoor Reed Warbler', read: 'Brennmoor Reed Warbler: A small songbird of the reedbeds.' },
+      { heading: 'Breeding', read: 'Brennmoor Reed Warbler > Breeding: The female lays three to five eggs.' },
+      { heading: 'Nest', read: 'Brennmoor Reed Warbler > Breeding > Nest: It is woven around reed stems.' },
+      // A heading of a higher level closes the deeper ones.
+      { heading: 'Diet', read: 'Brennmoor Reed Warbler > Diet: It eats insects.' },
+    ]);
   });
 });

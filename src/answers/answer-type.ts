@@ -22,7 +22,7 @@ const unit = (units: string) => new RegExp(`${NUM}${GAP}(?:${units})(?![\\p{L}])
 const TIME_UNITS = 'seconds?|secs?|minutes?|mins?|hours?|hrs?|h|days?|nights?|weeks?|fortnights?|months?|years?|decades?|centur(?:y|ies)|working days?|business days?';
 const LENGTH_UNITS = 'nm|µm|μm|mm|cm|m|km|nanomet(?:re|er)s?|micromet(?:re|er)s?|microns?|millimet(?:re|er)s?|centimet(?:re|er)s?|met(?:re|er)s?|kilomet(?:re|er)s?|miles?|feet|foot|ft|inch(?:es)?|yards?';
 const WEIGHT_UNITS = 'mg|g|kg|t|grams?|grammes?|kilograms?|kilos?|tonnes?|tons?|pounds?|lbs?|ounces?|oz|stones?';
-const SPEED_UNITS = 'km/h|kph|mph|m/s|knots?|(?:kilomet(?:re|er)s?|met(?:re|er)s?|miles?) (?:per|an|a) (?:hour|second)';
+const SPEED_UNITS = 'km/h|kph|mph|m/s|knots?|rpm|(?:kilomet(?:re|er)s?|met(?:re|er)s?|miles?) (?:per|an|a) (?:hour|second)|(?:revolutions|turns|rotations) (?:per|a) minute';
 const CURRENCY_WORDS = 'euros?|eur|dollars?|usd|pounds?|gbp|pence|p|pennies|penny|cents?|yen|yuan|francs?|kron(?:e|er|or|a)|rupees?|pesos?|reais|real';
 
 /** "May" is only a month capitalised (MAY_MONTH): "you may" is not a date. */

@@ -26,19 +26,20 @@ export const QUOTE_NOTE = 'No language model is configured, so this answer quote
 export const RELEVANT_SCORE = 0.35;
 /**
  * Below this, the fragments are about the subject but no sentence of them about the question:
- * "nothing found". What is compared is the best sentence's relevance ((its cosine to the question
- * + the share of the question's words it holds, synonyms counting SYNONYM_WEIGHT, with its
- * heading) / 2, in [0, 1]) plus a weight of each of two leads (leadOf): how far the best fragment
- * scores above the next (FRAGMENT_LEAD_WEIGHT), and how far the best sentence is above the best
- * sentence of another fragment (SENTENCE_LEAD_WEIGHT). Chosen on the evaluation set
- * (docs/evaluation.md; 0.35 on the relevance alone before the fourth pass, 0.405 with both leads
- * weighing 0.25 before the fifth, which counted synonyms and names).
+ * "nothing found". What is compared is the best sentence's relevance ((its cosine to the question,
+ * read with its headings, + the share of the question's words it holds with its innermost heading,
+ * synonyms counting SYNONYM_WEIGHT) / 2, in [0, 1]) plus a weight of each of two leads (leadOf):
+ * how far the best fragment scores above the next (FRAGMENT_LEAD_WEIGHT), and how far the best
+ * sentence is above the best sentence of another fragment (SENTENCE_LEAD_WEIGHT). Chosen on the
+ * evaluation set (docs/evaluation.md: 0.35 on the relevance alone before the fourth pass, 0.405
+ * with the leads before the fifth, 0.385 before the sixth, when the words counted were those of
+ * every heading above the sentence).
  */
-export const SENTENCE_RELEVANCE = 0.385;
+export const SENTENCE_RELEVANCE = 0.28;
 /** The weight of the best fragment's lead over the next, added to the best sentence's relevance before SENTENCE_RELEVANCE. */
 export const FRAGMENT_LEAD_WEIGHT = 0.25;
 /** The weight of the best sentence's lead over other fragments' sentences, added likewise. */
-export const SENTENCE_LEAD_WEIGHT = 0.5;
+export const SENTENCE_LEAD_WEIGHT = 0.25;
 /** Sentences embedded per answer: bounds the model's work (a CPU-bound local model answers in ~0.2 s). */
 const MAX_SENTENCES = 48;
 /** A best sentence shorter than this takes the next sentence along, which often holds the detail. */
@@ -51,27 +52,36 @@ const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
 
 interface Sentence {
   text: string;
-  /** The innermost heading above the sentence in its fragment (chunks start with theirs). */
+  /** The innermost heading above the sentence in its fragment (chunks start with theirs): cited. */
   heading: string | null;
+  /** Every heading above it, outermost first ("Mirewood > The mill"): what it is read with. */
+  path: string | null;
   fragment: number;
   index: number;
 }
 
 /**
- * A fragment's sentences, whole, each with the heading it sits under: lines first (headings and
- * list items carry no full stop), then sentences. Heading lines are context, never quoted.
+ * A fragment's sentences, whole, each with the heading it sits under and the path of headings
+ * down to it: lines first (headings and list items carry no full stop), then sentences. Heading
+ * lines are context, never quoted.
  */
-export function sentencesOf(text: string): { text: string; heading: string | null }[] {
-  const out: { text: string; heading: string | null }[] = [];
-  let heading: string | null = null;
+export function sentencesOf(text: string): { text: string; heading: string | null; path: string | null }[] {
+  const out: { text: string; heading: string | null; path: string | null }[] = [];
+  const headings: string[] = [];
   for (const line of text.split(/\n+/)) {
     const trimmed = line.trim();
-    const h = /^#{1,6}\s+(.+)$/.exec(trimmed);
-    if (h) heading = h[1]!.trim();
+    const h = /^(#{1,6})\s+(.+)$/.exec(trimmed);
+    if (h) {
+      headings.length = Math.min(headings.length, h[1]!.length - 1);
+      headings[h[1]!.length - 1] = h[2]!.trim();
+    }
     if (!trimmed || h) continue;
+    const present = headings.filter(Boolean);
+    const heading = present.at(-1) ?? null;
+    const path = present.length ? present.join(' > ') : null;
     for (const { segment } of segmenter.segment(trimmed)) {
       const sentence = segment.replace(/\s+/g, ' ').trim();
-      if (/[\p{L}\p{N}]/u.test(sentence)) out.push({ text: sentence, heading });
+      if (/[\p{L}\p{N}]/u.test(sentence)) out.push({ text: sentence, heading, path });
     }
   }
   return out;
@@ -93,6 +103,10 @@ export function contentWords(text: string): string[] {
 export interface AnswerChecks {
   /** The quote must hold the kind of value asked (answer-type.ts); true by default. */
   byKind?: boolean;
+  /** Read each sentence with every heading above it (true, the default), or with the innermost only. */
+  byPath?: boolean;
+  /** Judge the best sentence ("nothing found") by the words of every heading above it too, not only its innermost one; false by default. */
+  judgeByPath?: boolean;
   /** Quote only the fragments naming most of the names the question uses (namedFragments); true by default. */
   byName?: boolean;
   /** The best sentence must reach SENTENCE_RELEVANCE; true by default. */
@@ -164,7 +178,7 @@ async function rankSentences(question: string, fragments: Fragment[], embedder: 
 
   const sentences: Sentence[] = [];
   for (const [fragment, f] of relevant.entries()) {
-    for (const [index, { text, heading }] of sentencesOf(f.text).entries()) sentences.push({ text, heading, fragment, index });
+    for (const [index, { text, heading, path }] of sentencesOf(f.text).entries()) sentences.push({ text, heading, path: opts.byPath === false ? heading : path, fragment, index });
   }
   const candidates = sentences.slice(0, MAX_SENTENCES);
   if (!candidates.length) return null;
@@ -172,22 +186,27 @@ async function rankSentences(question: string, fragments: Fragment[], embedder: 
   const [q, ...vectors] = await embedder.embedDocuments([question, ...candidates.map(inContext)], signal);
   const asked = new Set(contentWords(question));
   const alike = synonymsByWord(question);
-  const raw = candidates.map((s, i) => {
-    const words = new Set(contentWords(inContext(s)));
+  const share = (text: string) => {
+    const words = new Set(contentWords(text));
     let found = 0;
     for (const w of asked) {
       if (words.has(w)) found++;
       else if (alike.get(w)?.some((a) => words.has(a))) found += SYNONYM_WEIGHT;
     }
-    const shared = found / Math.max(asked.size, 1);
-    return dot(q!, vectors[i]!) + wordWeight * shared;
-  });
+    return found / Math.max(asked.size, 1);
+  };
+  const cosines = candidates.map((_, i) => dot(q!, vectors[i]!));
+  // Ranked with every heading above the sentence: the document's title counts for each of its sentences alike.
+  const raw = candidates.map((s, i) => cosines[i]! + wordWeight * share(inContext(s)));
+  // Judged ("nothing found") with the words of its innermost heading only: the title's words, which
+  // every sentence of the subject holds, do not make a sentence about the question.
+  const judged = opts.judgeByPath ? raw : candidates.map((s, i) => cosines[i]! + wordWeight * share(inContext({ text: s.text, path: s.heading })));
   // The fragment's own score breaks near-ties in favour of the better fragment.
   const scores = candidates.map((s, i) => raw[i]! + 0.1 * relevant[s.fragment]!.score);
   const ranked = candidates.map((_, i) => i).sort((a, b) => scores[b]! - scores[a]!);
   const quotable = ranked.filter((i) => named.has(relevant[candidates[i]!.fragment]!));
   const order = quotable.length ? quotable : ranked;
-  const relevance = raw.map((r) => Math.min(1, Math.max(0, r / (1 + wordWeight))));
+  const relevance = judged.map((r) => Math.min(1, Math.max(0, r / (1 + wordWeight))));
   const best = order[0]!;
   const top = candidates[best]!;
   const elsewhere = candidates.flatMap((c, i) => (c.fragment !== top.fragment && c.text !== top.text ? [relevance[i]!] : []));
@@ -232,9 +251,12 @@ function synonymsByWord(question: string): Map<string, string[]> {
   return out;
 }
 
-/** A sentence is read with its heading: "Keep warm" tells what "30 minutes" is about. */
-function inContext(s: { text: string; heading: string | null }): string {
-  return s.heading ? `${s.heading}: ${s.text}` : s.text;
+/**
+ * A sentence is read with its headings: "Keep warm" tells what "30 minutes" is about, and the
+ * document's title that a section's sentence is about the same subject as its introduction.
+ */
+export function inContext(s: { text: string; path: string | null }): string {
+  return s.path ? `${s.path}: ${s.text}` : s.text;
 }
 
 function cite(f: Fragment, heading: string | null): string {
