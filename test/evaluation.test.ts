@@ -56,7 +56,9 @@ describe('the evaluation set', () => {
 // The fifth pass (synonyms, names; thresholds chosen on four parts instead of two, and three more
 // documents in the datastore) gave this sample: top-1 26/30, AUC 0.887, answers 22/30 in 300
 // characters, median 252, and 6/10 unanswerable (8/10 before: the thresholds now weigh the held-out
-// parts, whose unanswerable questions the former ones refused less) at 1/30 answerable.
+// parts, whose unanswerable questions the former ones refused less) at 1/30 answerable. The sixth
+// pass (sentences ranked with every heading above them; three more documents) raised the answers
+// to 26/30 in 300 characters (median 247.5), AUC 0.873, the rest unchanged.
 describe('on a 40-question sample, no worse than when this landed', () => {
   it('hybrid retrieval finds the answer, and does better than either half alone', () => {
     const { hybrid, vector, text } = figures.retrieval;
@@ -72,7 +74,7 @@ describe('on a 40-question sample, no worse than when this landed', () => {
 
   it('the extractive answer starts with the answer, stays short, and says "nothing found" when it should', () => {
     const a = figures.answers!;
-    expect(a.hitIn300).toBeGreaterThanOrEqual(22 / 30);
+    expect(a.hitIn300).toBeGreaterThanOrEqual(25 / 30);
     expect(a.medianChars).toBeLessThanOrEqual(350);
     expect(a.unanswerableNothing).toBeGreaterThanOrEqual(5 / 10);
     expect(a.answerableNothing).toBeLessThanOrEqual(1 / 30);
