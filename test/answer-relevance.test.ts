@@ -8,9 +8,9 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inContext, NOTHING_FOUND_ANSWER, QUOTE_NOTE, RELEVANT_SCORE, SENTENCE_RELEVANCE, sentencesOf } from '../src/answers/extractive.ts';
-import { gql, http, newOrganization } from './support/client.ts';
+import { http, newOrganization } from './support/client.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
-import { waitFor } from './support/wait.ts';
+import { corpusAgent } from './support/ingest.ts';
 
 const corpus = (name: string) => readFileSync(new URL(`../eval/corpus/${name}.md`, import.meta.url), 'utf8');
 
@@ -23,17 +23,7 @@ describe('the answer without a model, on a question worded away from its documen
   beforeAll(async () => {
     app = await startTestApp();
     apiKey = (await newOrganization(app.url, 'Relevance')).apiKey;
-    datastoreId = (await gql(app.url, `mutation { createDatastore(input: { name: "Guides" }) { id } }`, {}, { token: apiKey })).data.createDatastore.id;
-    for (const name of ['hollowbrook-campsite', 'orchid-hotel']) {
-      const form = new FormData();
-      form.append('file', new Blob([corpus(name)], { type: 'text/markdown' }), `${name}.md`);
-      const res = await fetch(`${app.api}/external/datastores/file-upload/${datastoreId}`, { method: 'POST', body: form, headers: { authorization: `Bearer ${apiKey}` } });
-      const body = (await res.json()) as any;
-      expect(res.status, JSON.stringify(body)).toBe(200);
-      const id = body.id ?? body.datasource?.id ?? body[0]?.id;
-      await waitFor(async () => (await gql(app.url, `query($id: ID!) { datasource(id: $id) { status } }`, { id }, { token: apiKey })).data.datasource.status === 'synched', 60_000);
-    }
-    agentId = (await gql(app.url, `mutation($d: [ID!]) { createAgent(input: { name: "R", datastoreIds: $d }) { id } }`, { d: [datastoreId] }, { token: apiKey })).data.createAgent.id;
+    ({ datastoreId, agentId } = await corpusAgent(app, apiKey, ['hollowbrook-campsite', 'orchid-hotel']));
   }, 120_000);
 
   afterAll(async () => {

@@ -12,9 +12,9 @@ import { namedFragments, NOTHING_FOUND_ANSWER, QUOTE_NOTE } from '../src/answers
 import type { Fragment } from '../src/retrieval/retrieval.service.ts';
 import { WORD_WEIGHT } from '../src/answers/answer.inputs.ts';
 import { SYNONYM_WEIGHT, synonymsOf } from '../src/retrieval/synonyms.ts';
-import { gql, http, newOrganization } from './support/client.ts';
+import { http, newOrganization } from './support/client.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
-import { waitFor } from './support/wait.ts';
+import { corpusAgent } from './support/ingest.ts';
 
 const corpus = (name: string) => readFileSync(new URL(`../eval/corpus/${name}.md`, import.meta.url), 'utf8');
 
@@ -57,17 +57,7 @@ describe('a question in other words than its document, or about another subject'
   beforeAll(async () => {
     app = await startTestApp();
     apiKey = (await newOrganization(app.url, 'Synonyms')).apiKey;
-    datastoreId = (await gql(app.url, `mutation { createDatastore(input: { name: "Manuals" }) { id } }`, {}, { token: apiKey })).data.createDatastore.id;
-    for (const name of ['halcyon-air-purifier', 'ferncliff-climbing', 'hollowbrook-campsite']) {
-      const form = new FormData();
-      form.append('file', new Blob([corpus(name)], { type: 'text/markdown' }), `${name}.md`);
-      const res = await fetch(`${app.api}/external/datastores/file-upload/${datastoreId}`, { method: 'POST', body: form, headers: { authorization: `Bearer ${apiKey}` } });
-      const body = (await res.json()) as any;
-      expect(res.status, JSON.stringify(body)).toBe(200);
-      const id = body.id ?? body.datasource?.id ?? body[0]?.id;
-      await waitFor(async () => (await gql(app.url, `query($id: ID!) { datasource(id: $id) { status } }`, { id }, { token: apiKey })).data.datasource.status === 'synched', 60_000);
-    }
-    agentId = (await gql(app.url, `mutation($d: [ID!]) { createAgent(input: { name: "S", datastoreIds: $d }) { id } }`, { d: [datastoreId] }, { token: apiKey })).data.createAgent.id;
+    ({ datastoreId, agentId } = await corpusAgent(app, apiKey, ['halcyon-air-purifier', 'ferncliff-climbing', 'hollowbrook-campsite']));
   }, 120_000);
 
   afterAll(async () => {

@@ -3,6 +3,7 @@
  * file (multipart), read a datasource until it settles, and read its chunks straight from the
  * database the service writes to.
  */
+import { readFileSync } from 'node:fs';
 import type { TestApp } from './app.ts';
 import { gql } from './client.ts';
 import { waitFor } from './wait.ts';
@@ -81,4 +82,26 @@ export interface ChunkRow {
 
 export function chunks(app: TestApp, datasourceId: string): Promise<ChunkRow[]> {
   return sql<ChunkRow>(app, 'select position, page, text, metadata from chunks where datasource_id = ? order by position', [datasourceId]);
+}
+
+/**
+ * A datastore holding documents of the evaluation set (eval/corpus/<name>.md), uploaded as
+ * Markdown files and ingested, and an agent answering from it (without a chat model: the
+ * extractive answerer).
+ */
+export async function corpusAgent(app: TestApp, token: string, names: string[]): Promise<{ datastoreId: string; agentId: string }> {
+  const datastoreId = await createDatastore(app, token, 'private', 'Guides');
+  for (const name of names) {
+    const text = readFileSync(new URL(`../../eval/corpus/${name}.md`, import.meta.url), 'utf8');
+    const form = new FormData();
+    form.append('file', new Blob([text], { type: 'text/markdown' }), `${name}.md`);
+    const res = await fetch(`${app.api}/external/datastores/file-upload/${datastoreId}`, { method: 'POST', body: form, headers: { authorization: `Bearer ${token}` } });
+    const body = (await res.json()) as any;
+    if (res.status !== 200) throw new Error(`upload of ${name} answered ${res.status}: ${JSON.stringify(body)}`);
+    const id = body.id ?? body.datasource?.id ?? body[0]?.id;
+    await waitFor(async () => (await datasource(app, token, id))?.status === 'synched', 60_000);
+  }
+  const agent = await gql(app.url, `mutation($d: [ID!]) { createAgent(input: { name: "Guide", datastoreIds: $d }) { id } }`, { d: [datastoreId] }, { token });
+  if (!agent.data) throw new Error(`createAgent failed: ${JSON.stringify(agent.errors)}`);
+  return { datastoreId, agentId: agent.data.createAgent.id as string };
 }
