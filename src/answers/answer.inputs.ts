@@ -121,7 +121,7 @@ export class AgentQueryInput {
  */
 export const WORD_WEIGHT = 2;
 /** What a fragment's score is, for the API's descriptions of it (GraphQL, MCP). */
-export const SCORE_DESCRIPTION = `Relevance from 0 to 1, comparable across queries of a datastore: (the cosine similarity to the query + ${WORD_WEIGHT} × the share of its words the fragment contains) / ${1 + WORD_WEIGHT}.`;
+export const SCORE_DESCRIPTION = `Relevance from 0 to 1, comparable across queries of a datastore: (the cosine similarity to the query + ${WORD_WEIGHT} × the share of its words the fragment contains, a synonym of a word counting half) / ${1 + WORD_WEIGHT}.`;
 
 @ObjectType({ description: 'A fragment of a datastore.' })
 export class QueryResult {

@@ -161,7 +161,7 @@ interface RankedSentences {
   scores: number[];
   /** Indexes into `candidates` that may be quoted (namedFragments), best first. */
   order: number[];
-  /** The best candidate's relevance to the question in [0, 1]: (cosine + share of the question's words) / 2. */
+  /** The best candidate's relevance to the question in [0, 1]: (cosine + share of the question's words, with its innermost heading) / 2. */
   bestRelevance: number;
   /** leadOf the best candidate's relevance over those of the sentences of other fragments (not the same text: chunks overlap). */
   sentenceLead: number;
@@ -213,15 +213,15 @@ async function rankSentences(question: string, fragments: Fragment[], embedder: 
   return { relevant, sentences, candidates, scores, order, bestRelevance: relevance[best]!, sentenceLead: leadOf(relevance[best]!, elsewhere) };
 }
 
+/** Capitalised words that name no subject: "I", "I'm", days and months. */
+const NOT_NAMES = /^(?:I|I['’]\p{L}+|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)days?|January|February|March|April|May|June|July|August|September|October|November|December)$/u;
+
 /**
  * The names the question uses (capitalised words, not the first: "Ferncliff", "H3") that the
  * fragments know: only the fragments holding the most of them are quoted. "Can I bring my dog to
  * Ferncliff?" is not answered from another place's dog policy; when no fragment holds any of them,
  * all are kept.
  */
-/** Capitalised words that name no subject: "I", "I'm", days and months. */
-const NOT_NAMES = /^(?:I|I['’]\p{L}+|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)days?|January|February|March|April|May|June|July|August|September|October|November|December)$/u;
-
 export function namedFragments(question: string, fragments: Fragment[]): Fragment[] {
   const names = [...new Set(question.match(/(?<=[\p{L}\p{N},;:'"()-]\s+)[\p{Lu}][\p{L}\p{N}-]*/gu) ?? [])].filter((n) => !NOT_NAMES.test(n));
   if (!names.length) return fragments;
