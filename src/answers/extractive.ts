@@ -109,6 +109,8 @@ export interface AnswerChecks {
   judgeByPath?: boolean;
   /** Quote only the fragments naming most of the names the question uses (namedFragments); true by default. */
   byName?: boolean;
+  /** Answer "nothing found" when the question names something none of the relevant fragments mention (unknownNames); true by default. */
+  byUnknownName?: boolean;
   /** The best sentence must reach SENTENCE_RELEVANCE; true by default. */
   bySentence?: boolean;
   /** The fragments' threshold; RELEVANT_SCORE by default. */
@@ -128,6 +130,10 @@ export async function extractiveAnswer(question: string, fragments: Fragment[], 
   const ranked = await rankSentences(question, fragments, embedder, signal, opts);
   if (!ranked) return NOTHING_FOUND_ANSWER;
   const { sentences, candidates, scores, order, relevant } = ranked;
+  // "Does the Corvid L2 work with Alexa?": the lock's fragments are about the question's subject,
+  // but none of them names Alexa, so none of them can say.
+  const unknown = opts.byUnknownName === false ? [] : unknownNames(question, relevant);
+  if (unknown.length) return `${NOTHING_FOUND_ANSWER} It does not mention ${unknown.map((n) => `"${n}"`).join(' or ')}.`;
   // A question about a detail the datastore lacks finds its subject's fragments, which score alike
   // (they share its words), and sentences of several of them that answer it equally badly; the
   // fragment and the sentence that hold the detail asked for stand out.
@@ -223,12 +229,30 @@ const NOT_NAMES = /^(?:I|I['’]\p{L}+|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)da
  * all are kept.
  */
 export function namedFragments(question: string, fragments: Fragment[]): Fragment[] {
-  const names = [...new Set(question.match(/(?<=[\p{L}\p{N},;:'"()-]\s+)[\p{Lu}][\p{L}\p{N}-]*/gu) ?? [])].filter((n) => !NOT_NAMES.test(n));
+  const names = namesIn(question);
   if (!names.length) return fragments;
   const count = (f: Fragment) => names.filter((n) => new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(n)}(?![\\p{L}\\p{N}])`, 'u').test(f.text)).length;
   const counts = fragments.map(count);
   const most = Math.max(0, ...counts);
   return most ? fragments.filter((_, i) => counts[i] === most) : fragments;
+}
+
+/** The capitalised words of a question that are not its first word, "I", a day or a month. */
+function namesIn(question: string): string[] {
+  return [...new Set(question.match(/(?<=[\p{L}\p{N},;:'"()-]\s+)[\p{Lu}][\p{L}\p{N}-]*/gu) ?? [])].filter((n) => !NOT_NAMES.test(n));
+}
+
+/** An acronym of letters only ("ATM", "DVD", "HEPA") is as often a common noun, which a document may spell out. */
+const ACRONYM = /^\p{Lu}{2,5}$/u;
+
+/**
+ * The names of the question (namesIn, acronyms aside) that none of the fragments mention, in any
+ * case or as a plural: "Alexa" in "Does the Corvid L2 work with Alexa?" when the lock's manual
+ * never names it, "Tokyo" in a datastore about kettles.
+ */
+export function unknownNames(question: string, fragments: Fragment[]): string[] {
+  const text = fragments.map((f) => f.text).join('\n');
+  return namesIn(question).filter((n) => !ACRONYM.test(n) && !new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(n)}(?:e?s|['’]s)?(?![\\p{L}\\p{N}])`, 'iu').test(text));
 }
 
 function escapeRegExp(s: string): string {
