@@ -21,9 +21,11 @@ const unit = (units: string) => new RegExp(`${NUM}${GAP}(?:${units})(?![\\p{L}])
 
 const TIME_UNITS = 'seconds?|secs?|minutes?|mins?|hours?|hrs?|h|days?|nights?|weeks?|fortnights?|months?|years?|decades?|centur(?:y|ies)|working days?|business days?';
 const LENGTH_UNITS = 'nm|µm|μm|mm|cm|m|km|nanomet(?:re|er)s?|micromet(?:re|er)s?|microns?|millimet(?:re|er)s?|centimet(?:re|er)s?|met(?:re|er)s?|kilomet(?:re|er)s?|miles?|feet|foot|ft|inch(?:es)?|yards?';
+/** Areas answer "how big" as lengths do: "74 acres", "250 square metres" (its "metres" is a length unit already). */
+const AREA_UNITS = 'acres?|hectares?|ha|sq\\.? ?(?:ft|m|km|mi|miles?|feet|yards?)|m²|km²|ft²';
 const WEIGHT_UNITS = 'mg|g|kg|t|grams?|grammes?|kilograms?|kilos?|tonnes?|tons?|pounds?|lbs?|ounces?|oz|stones?';
 const SPEED_UNITS = 'km/h|kph|mph|m/s|knots?|rpm|(?:kilomet(?:re|er)s?|met(?:re|er)s?|miles?) (?:per|an|a) (?:hour|second)|(?:revolutions|turns|rotations) (?:per|a) minute';
-const CURRENCY_WORDS = 'euros?|eur|dollars?|usd|pounds?|gbp|pence|p|pennies|penny|cents?|yen|yuan|francs?|kron(?:e|er|or|a)|rupees?|pesos?|reais|real';
+const CURRENCY_WORDS = 'euros?|eur|dollars?|usd|pounds?|gbp|pence|p|pennies|penny|cents?|yen|yuan|francs?|kron(?:e|er|or|a)|rupees?|pesos?|reais|real|crowns?|shillings?|guilders?|marks?|zloty|zlotys|dinars?|dirhams?|rand|lira|lire|roubles?|rubles?|florins?|ducats?|guineas?';
 
 /** "May" is only a month capitalised (MAY_MONTH): "you may" is not a date. */
 const MONTHS = 'january|february|march|april|june|july|august|september|october|november|december';
@@ -53,7 +55,7 @@ const VALUE: Record<ValueKind, RegExp[]> = {
   // "When was it built?": a year, or at least a date.
   year: [YEAR, /\b(?:century|centuries|decade|ago|yesterday|last (?:year|month|week))\b/i, MONTH, MAY_MONTH],
   duration: [unit(TIME_UNITS), /\b(?:overnight|lifetime|forever|indefinitely|permanently|for good|until|till)\b/i],
-  length: [unit(LENGTH_UNITS)],
+  length: [unit(LENGTH_UNITS), unit(AREA_UNITS)],
   weight: [unit(WEIGHT_UNITS)],
   speed: [unit(SPEED_UNITS), /\b(?:per (?:hour|second))\b/i],
   temperature: [/°/, /\b\d+\s*(?:degrees?|deg)\b/i, /\b(?:boiling|freezing|room temperature|lukewarm)\b/i],
@@ -130,3 +132,27 @@ function holdsPerson(text: string, question: string): boolean {
 const ROLE = new RegExp(`\\b(?:${ROLES})\\b`, 'gi');
 const CALENDAR_WORD = new RegExp(`^(?:${MONTHS}|${DAYS})$`, 'i');
 const sentences = new Intl.Segmenter('en', { granularity: 'sentence' });
+
+/**
+ * What a yes/no question asks is there, or offered: "Is there parking at Ferncliff?" (parking),
+ * "Does the campsite have a swimming pool?" (swimming pool), "Can I hire a narrowboat on the
+ * canal?" (narrowboat). A passage that does not name it, or a word for it, does not answer the
+ * question, however close it is to its subject. Null for every other question, and when the
+ * thing is an acronym ("Is there an ATM?"), which a document is as likely to spell out.
+ */
+export function askedThing(question: string): string | null {
+  const q = question.replace(/\s+/g, ' ').trim();
+  const match = THING_QUESTIONS.map((re) => re.exec(q)).find(Boolean);
+  const thing = match?.[1]?.trim();
+  if (!thing || /^\p{Lu}{2,6}s?$/u.test(thing)) return null;
+  return thing;
+}
+
+/** Where the thing ends: a place, a time or a condition after it ("parking at Ferncliff", "a pool for kids"). */
+const THING_END = String.raw`(?:\s+(?:at|in|on|for|near|inside|by|with|to|from|when|if|available|nearby|there|here)\b.*)?\?$`;
+const ARTICLE = String.raw`(?:a|an|any|some|free|enough|their own|its own)\s+`;
+const THING_QUESTIONS = [
+  new RegExp(String.raw`^(?:is|are) there (?:${ARTICLE})*(.+?)${THING_END}`, 'i'),
+  new RegExp(String.raw`^(?:does|do|did|will|would|can|could) (?:the |a |an |my |your |their )?\S.*? (?:have|has|offer|sell|provide|support|include|come with|serve|stock|rent out|hire out)(?! to\b) (?:${ARTICLE})*(.+?)${THING_END}`, 'i'),
+  new RegExp(String.raw`^(?:can|could|may) (?:i|we|you) (?:hire|rent|buy|borrow|book) (?:${ARTICLE})*(.+?)${THING_END}`, 'i'),
+];

@@ -11,7 +11,7 @@
 import type { Embedder } from '../providers/embeddings.ts';
 import type { Fragment } from '../retrieval/retrieval.service.ts';
 import { SYNONYM_WEIGHT, synonymsOf } from '../retrieval/synonyms.ts';
-import { askedKinds, holdsKind } from './answer-type.ts';
+import { askedKinds, askedThing, holdsKind } from './answer-type.ts';
 
 export const NO_DATASTORE_ANSWER = 'This agent has no knowledge to answer from: no datastore is linked to it yet.';
 export const NOTHING_FOUND_ANSWER = 'I found nothing about this in the knowledge base.';
@@ -111,6 +111,8 @@ export interface AnswerChecks {
   byName?: boolean;
   /** Answer "nothing found" when the question names something none of the relevant fragments mention (unknownNames); true by default. */
   byUnknownName?: boolean;
+  /** A yes/no question about a thing being there or offered (askedThing) is answered only by quotes that name it; true by default. */
+  byThing?: boolean;
   /** The best sentence must reach SENTENCE_RELEVANCE; true by default. */
   bySentence?: boolean;
   /** The fragments' threshold; RELEVANT_SCORE by default. */
@@ -154,6 +156,9 @@ export async function extractiveAnswer(question: string, fragments: Fragment[], 
   // "What colour is the kettle?" retrieves the kettle's manual; a quote naming no colour does not answer it.
   const kinds = opts.byKind === false ? null : askedKinds(question);
   if (kinds && !holdsKind(quotes.map((quote) => quote.text).join(' '), kinds, question)) return NOTHING_FOUND_ANSWER;
+  // "Is there parking at Ferncliff?": a quote about Ferncliff that names no parking does not answer it.
+  const thing = opts.byThing === false ? null : askedThing(question);
+  if (thing && !namesThing(quotes.map((quote) => inContext({ text: quote.text, path: quote.heading })).join(' '), thing)) return NOTHING_FOUND_ANSWER;
   const lines = quotes.map((quote) => `"${quote.text}" (${cite(quote.fragment, quote.heading)})`);
   return `${lines.join('\n\n')}\n\n${QUOTE_NOTE}`;
 }
@@ -262,6 +267,22 @@ function escapeRegExp(s: string): string {
 /** How far a value (a score, a relevance: 0 to 1) is above the best of the others, at least 0; all of it when there are no others. */
 export function leadOf(best: number, others: number[]): number {
   return Math.max(0, best - Math.max(0, ...others));
+}
+
+/**
+ * Whether a text names the thing (askedThing): one of its words, or a synonym of one (synonyms.ts),
+ * as contentWords reads them, or a word that is the start or the end of one ("park" in "parking",
+ * "fire" in "campfire").
+ */
+export function namesThing(text: string, thing: string): boolean {
+  const words = new Set(contentWords(foldAccents(text)));
+  const alike = synonymsByWord(thing);
+  return contentWords(foldAccents(thing)).some((w) => words.has(w) || alike.get(w)?.some((a) => words.has(a)) || [...words].some((t) => t.length >= 4 && (w.startsWith(t) || w.endsWith(t))));
+}
+
+/** "café" read as "cafe": users type without accents. */
+function foldAccents(text: string): string {
+  return text.normalize('NFD').replace(/\p{M}+/gu, '');
 }
 
 /** The question's words (as contentWords reads them) with their synonyms (synonyms.ts), read alike. */
