@@ -257,7 +257,12 @@ const ACRONYM = /^\p{Lu}{2,5}$/u;
  */
 export function unknownNames(question: string, fragments: Fragment[]): string[] {
   const text = fragments.map((f) => f.text).join('\n');
-  return namesIn(question).filter((n) => !ACRONYM.test(n) && !new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(n)}(?:e?s|['’]s)?(?![\\p{L}\\p{N}])`, 'iu').test(text));
+  return namesIn(question).filter((n) => {
+    if (ACRONYM.test(n)) return false;
+    // "Phones" is named by "phone", "Alexa's" by "Alexa", and the other way round.
+    const forms = [...new Set([n, n.replace(/(?<=\p{L}{3})(?:['’]s|s)$/u, ''), n.replace(/(?<=\p{L}{3})es$/u, '')])].map(escapeRegExp).join('|');
+    return !new RegExp(`(?<![\\p{L}\\p{N}])(?:${forms})(?:e?s|['’]s)?(?![\\p{L}\\p{N}])`, 'iu').test(text);
+  });
 }
 
 function escapeRegExp(s: string): string {
