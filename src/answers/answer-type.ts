@@ -10,7 +10,7 @@
  * never refused here. Measured in docs/evaluation.md.
  */
 
-export type ValueKind = 'colour' | 'money' | 'number' | 'time' | 'year' | 'duration' | 'length' | 'weight' | 'speed' | 'temperature' | 'percent' | 'frequency' | 'person';
+export type ValueKind = 'colour' | 'money' | 'number' | 'time' | 'year' | 'duration' | 'length' | 'area' | 'weight' | 'speed' | 'temperature' | 'percent' | 'frequency' | 'person' | 'count';
 
 const NUMBER_WORDS = 'one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|dozen|half|a|an|single|double|several|few';
 /** A figure: digits (1,400; 1.7; 24/7) or a number word. */
@@ -21,7 +21,7 @@ const unit = (units: string) => new RegExp(`${NUM}${GAP}(?:${units})(?![\\p{L}])
 
 const TIME_UNITS = 'seconds?|secs?|minutes?|mins?|hours?|hrs?|h|days?|nights?|weeks?|fortnights?|months?|years?|decades?|centur(?:y|ies)|working days?|business days?';
 const LENGTH_UNITS = 'nm|µm|μm|mm|cm|m|km|nanomet(?:re|er)s?|micromet(?:re|er)s?|microns?|millimet(?:re|er)s?|centimet(?:re|er)s?|met(?:re|er)s?|kilomet(?:re|er)s?|miles?|feet|foot|ft|inch(?:es)?|yards?';
-/** Areas answer "how big" as lengths do: "74 acres", "250 square metres" (its "metres" is a length unit already). */
+/** Areas answer "how big": "74 acres", "250 square metres" (its "metres" is a length unit already). */
 const AREA_UNITS = 'acres?|hectares?|ha|sq\\.? ?(?:ft|m|km|mi|miles?|feet|yards?)|m²|km²|ft²';
 const WEIGHT_UNITS = 'mg|g|kg|t|grams?|grammes?|kilograms?|kilos?|tonnes?|tons?|pounds?|lbs?|ounces?|oz|stones?';
 const SPEED_UNITS = 'km/h|kph|mph|m/s|knots?|rpm|(?:kilomet(?:re|er)s?|met(?:re|er)s?|miles?) (?:per|an|a) (?:hour|second)|(?:revolutions|turns|rotations) (?:per|a) minute';
@@ -39,7 +39,18 @@ const COLOURS =
 const ROLES =
   'director|manager|managers|head|chair|chairman|chairwoman|president|owner|owners|founder|founders|team|department|council|committee|board|officer|secretary|administrator|engineer|architect|author|teacher|doctor|nurse|dentist|lawyer|helpline|authority|government|ministry|company|firm|family|human resources|volunteers|parents';
 
+/**
+ * A count ("how many rooms"): a figure that is not a measure, a price or a date. "Every six months",
+ * "250 square metres", "48 pounds" and "1 October" do not say how many rooms there are; "40 rooms",
+ * "ten monthly instalments" and a bare "11,500" may. "A", "an" and "half" are not counts.
+ */
+const NOT_COUNTS = new Set(['a', 'an', 'half', 'single', 'double']);
+const COUNT_NUM = `(?<![\\d.,$€£¥])(?:\\d+(?:[.,]\\d+)*|\\b(?:${NUMBER_WORDS.split('|').filter((w) => !NOT_COUNTS.has(w)).join('|')})\\b)`;
+const MEASURE = `${TIME_UNITS}|${LENGTH_UNITS}|${AREA_UNITS}|${WEIGHT_UNITS}|${CURRENCY_WORDS}|${SPEED_UNITS}|square|cubic|%|per ?cent|degrees?|°|am|pm|a\\.m\\.|p\\.m\\.|${MONTHS}|may|volts?|v|watts?|w|kw|kwh|mah|ah|ghz|mhz|db`;
+const COUNT = new RegExp(`${COUNT_NUM}(?!(?:[.,]\\d)|${GAP}(?:${MEASURE})(?![\\p{L}]))`, 'iu');
+
 const VALUE: Record<ValueKind, RegExp[]> = {
+  count: [COUNT],
   colour: [new RegExp(`\\b(?:${COLOURS})\\b`, 'i')],
   money: [/[$€£¥]\s*\d/, unit(CURRENCY_WORDS), /\b(?:free|no charge|nothing|half price|no cost|no fee|at cost)\b/i, /\d\s*%/],
   number: [new RegExp(NUM, 'i')],
@@ -55,7 +66,8 @@ const VALUE: Record<ValueKind, RegExp[]> = {
   // "When was it built?": a year, or at least a date.
   year: [YEAR, /\b(?:century|centuries|decade|ago|yesterday|last (?:year|month|week))\b/i, MONTH, MAY_MONTH],
   duration: [unit(TIME_UNITS), /\b(?:overnight|lifetime|forever|indefinitely|permanently|for good|until|till)\b/i],
-  length: [unit(LENGTH_UNITS), unit(AREA_UNITS)],
+  length: [unit(LENGTH_UNITS)],
+  area: [unit(AREA_UNITS)],
   weight: [unit(WEIGHT_UNITS)],
   speed: [unit(SPEED_UNITS), /\b(?:per (?:hour|second))\b/i],
   temperature: [/°/, /\b\d+\s*(?:degrees?|deg)\b/i, /\b(?:boiling|freezing|room temperature|lukewarm)\b/i],
@@ -82,7 +94,8 @@ export function askedKinds(question: string): ValueKind[] | null {
   if (/\bhow fast\b/.test(q)) return ['speed', 'duration'];
   if (/\b(?:speed|top speed|maximum speed)\b/.test(q) && /\b(?:what|which)\b/.test(q)) return ['speed'];
   if (/\bhow heavy\b|\bweigh(?:s|t)?\b/.test(q)) return ['weight'];
-  if (/\bhow (?:tall|high|deep|wide|big|large|small)\b|\b(?:height|depth|width|length|dimensions?)\b/.test(q) && /\b(?:what|how)\b/.test(q)) return ['length', 'weight'];
+  if (/\bhow (?:big|large|small)\b/.test(q)) return ['length', 'area', 'weight'];
+  if (/\bhow (?:tall|high|deep|wide)\b|\b(?:height|depth|width|length|dimensions?)\b/.test(q) && /\b(?:what|how)\b/.test(q)) return ['length', 'weight'];
   if (/\bhow far\b|\bwhat distance\b/.test(q)) return ['length', 'duration'];
   if (/\bhow long\b/.test(q)) return ['duration', 'length'];
   if (/\bhow often\b|\bhow frequently\b/.test(q)) return ['frequency', 'duration', 'time'];
@@ -92,7 +105,8 @@ export function askedKinds(question: string): ValueKind[] | null {
     if (TIME_UNIT.test(what)) return ['duration', 'number'];
     if (LENGTH_UNIT.test(what)) return ['length'];
     if (WEIGHT_UNIT.test(what)) return ['weight'];
-    return ['number'];
+    if (what === 'times') return ['frequency', 'count'];
+    return ['count'];
   }
   if (/\bhow much\b/.test(q)) {
     const next = /\bhow much (\w+)/.exec(q)?.[1] ?? '';
@@ -149,7 +163,7 @@ export function askedThing(question: string): string | null {
 }
 
 /** Where the thing ends: a place, a time or a condition after it ("parking at Ferncliff", "a pool for kids"). */
-const THING_END = String.raw`(?:\s+(?:at|in|on|for|near|inside|by|with|to|from|when|if|available|nearby|there|here)\b.*)?\?$`;
+const THING_END = String.raw`(?:\s+(?:at|in|into|on|onto|for|near|inside|by|with|to|from|during|after|before|while|when|if|available|nearby|there|here)\b.*)?\?$`;
 const ARTICLE = String.raw`(?:a|an|any|some|free|enough|their own|its own)\s+`;
 const THING_QUESTIONS = [
   new RegExp(String.raw`^(?:is|are) there (?:${ARTICLE})*(.+?)${THING_END}`, 'i'),

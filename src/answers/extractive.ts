@@ -282,7 +282,7 @@ export function leadOf(best: number, others: number[]): number {
 export function namesThing(text: string, thing: string): boolean {
   const words = new Set(contentWords(foldAccents(text)));
   const alike = synonymsByWord(thing);
-  return contentWords(foldAccents(thing)).some((w) => words.has(w) || alike.get(w)?.some((a) => words.has(a)) || [...words].some((t) => t.length >= 4 && (w.startsWith(t) || w.endsWith(t))));
+  return contentWords(foldAccents(thing)).every((w) => words.has(w) || alike.get(w)?.some((a) => words.has(a)) || [...words].some((t) => t.length >= 4 && (w.startsWith(t) || w.endsWith(t))));
 }
 
 /** "café" read as "cafe": users type without accents. */
