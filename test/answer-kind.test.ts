@@ -17,7 +17,10 @@ describe('the kind of value a question asks for', () => {
     expect(askedKinds('How much does a parking space cost?')).toContain('money');
     expect(askedKinds('What is the price of the Orbit S8?')).toContain('money');
     expect(askedKinds('How much water does the kettle hold?')).toEqual(['number']);
-    expect(askedKinds('How many rooms does the hotel have?')).toEqual(['number']);
+    expect(askedKinds('How many rooms does the hotel have?')).toEqual(['count']);
+    expect(askedKinds('How many times can I renew a book?')).toEqual(['frequency', 'count']);
+    expect(askedKinds('How big is the reservoir?')).toEqual(['length', 'area', 'weight']);
+    expect(askedKinds('How deep is the canal?')).toEqual(['length', 'weight']);
     expect(askedKinds('How many kilometres of cycle lanes are there?')).toEqual(['length']);
     expect(askedKinds('When was the lighthouse built?')).toEqual(['year']);
     expect(askedKinds('When is the library open on Saturdays?')).toContain('time');
@@ -51,6 +54,21 @@ describe('the kind of value a question asks for', () => {
     // "How fast does the drill spin?": a rotational speed.
     expect(holdsKind('The chuck turns at up to 1,600 rpm in second gear.', ['speed'])).toBe(true);
     expect(holdsKind('The support desk is staffed from nine in the morning.', ['time'])).toBe(true);
+    // "How big is the reservoir?": an area; "How deep is the canal?" is not answered by one.
+    expect(holdsKind('The reservoir covers 74 acres.', ['area'])).toBe(true);
+    expect(holdsKind('The reservoir covers 74 acres.', ['length', 'weight'])).toBe(false);
+    expect(holdsKind('The largest specimen sold for 38,000 crowns.', ['money'])).toBe(true);
+  });
+
+  it('a count is a figure that is not a measure, a price or a date', () => {
+    expect(holdsKind('The hotel has 40 rooms.', ['count'])).toBe(true);
+    expect(holdsKind('Mirewood has a population of 11,500.', ['count'])).toBe(true);
+    expect(holdsKind('The female lays three to five eggs.', ['count'])).toBe(true);
+    // "How many staff work at the clinic?" is not answered by these.
+    expect(holdsKind('Most patients benefit from a visit every six months.', ['count'])).toBe(false);
+    expect(holdsKind('A full plot measures 250 square metres and a half plot 125 square metres; the rent of 48 pounds is due on 1 October.', ['count'])).toBe(false);
+    expect(holdsKind('Submit the claim within 30 days, with a photo of each receipt.', ['count'])).toBe(false);
+    expect(holdsKind('Lessons cost £12 and start at 9 am.', ['count'])).toBe(false);
   });
 
   it('a person is a name or a role the question does not name itself', () => {
