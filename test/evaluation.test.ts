@@ -58,7 +58,9 @@ describe('the evaluation set', () => {
 // characters, median 252, and 6/10 unanswerable (8/10 before: the thresholds now weigh the held-out
 // parts, whose unanswerable questions the former ones refused less) at 1/30 answerable. The sixth
 // pass (sentences ranked with every heading above them; three more documents) raised the answers
-// to 26/30 in 300 characters (median 247.5), AUC 0.873, the rest unchanged.
+// to 26/30 in 300 characters (median 247.5), AUC 0.873, the rest unchanged. The seventh pass (names
+// no fragment mentions, the thing a yes/no question asks about, counts; three more documents) took
+// the unanswerable ones answered "nothing found" from 6/10 to 9/10, the rest unchanged: floor 8/10.
 describe('on a 40-question sample, no worse than when this landed', () => {
   it('hybrid retrieval finds the answer, and does better than either half alone', () => {
     const { hybrid, vector, text } = figures.retrieval;
@@ -76,7 +78,7 @@ describe('on a 40-question sample, no worse than when this landed', () => {
     const a = figures.answers!;
     expect(a.hitIn300).toBeGreaterThanOrEqual(25 / 30);
     expect(a.medianChars).toBeLessThanOrEqual(350);
-    expect(a.unanswerableNothing).toBeGreaterThanOrEqual(5 / 10);
+    expect(a.unanswerableNothing).toBeGreaterThanOrEqual(8 / 10);
     expect(a.answerableNothing).toBeLessThanOrEqual(1 / 30);
   });
 });
