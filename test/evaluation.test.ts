@@ -59,12 +59,13 @@ describe('the evaluation set', () => {
 // parts, whose unanswerable questions the former ones refused less) at 1/30 answerable. The sixth
 // pass (sentences ranked with every heading above them; three more documents) raised the answers
 // to 26/30 in 300 characters (median 247.5), AUC 0.873, the rest unchanged. The seventh pass (names
-// no fragment mentions, the thing a yes/no question asks about, counts; three more documents) took
-// the unanswerable ones answered "nothing found" from 6/10 to 9/10, the rest unchanged: floor 8/10.
+// no fragment mentions, the thing a yes/no question asks about, counts; six more documents, parts
+// 6 and 7) took the unanswerable ones answered "nothing found" from 6/10 to 9/10 (floor 8/10); with
+// the six documents in the datastore, top-5 is 29/30 (floor 28/30), the rest unchanged.
 describe('on a 40-question sample, no worse than when this landed', () => {
   it('hybrid retrieval finds the answer, and does better than either half alone', () => {
     const { hybrid, vector, text } = figures.retrieval;
-    expect(hybrid.top5).toBeGreaterThanOrEqual(29 / 30);
+    expect(hybrid.top5).toBeGreaterThanOrEqual(28 / 30);
     expect(hybrid.top1).toBeGreaterThanOrEqual(26 / 30);
     expect(hybrid.top1).toBeGreaterThanOrEqual(text.top1);
     expect(hybrid.top1).toBeGreaterThanOrEqual(vector.top1);
