@@ -13,6 +13,7 @@ import type { Fragment } from '../src/retrieval/retrieval.service.ts';
 import { http, newOrganization } from './support/client.ts';
 import { startTestApp, type TestApp } from './support/app.ts';
 import { corpusAgent } from './support/ingest.ts';
+import { readSse, summarize } from './support/sse.ts';
 
 const fragment = (text: string, score = 0.6): Fragment => ({ text, score, source: 'x.md', datasource_id: 'd', datasource_name: 'x.md', page: null, custom_id: null, section: null });
 
@@ -79,8 +80,12 @@ describe('a question about a detail a small datastore lacks', () => {
     await app?.close();
   });
 
-  it('answers "nothing found" when the question names what no relevant passage mentions', async () => {
+  it('answers "nothing found" when the question names what no relevant passage mentions, streamed the same way', async () => {
     expect(await ask('Does the Corvid L2 lock work with Alexa?')).toBe(`${NOTHING_FOUND_ANSWER} It does not mention "Alexa".`);
+    const res = await fetch(`${app.api}/agents/${agentId}/query`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` }, body: JSON.stringify({ query: 'Does the Corvid L2 lock work with Alexa?', streaming: true }) });
+    const { answer, last } = summarize(await readSse(res));
+    expect(answer).toBe(`${NOTHING_FOUND_ANSWER} It does not mention "Alexa".`);
+    expect(last).toBe('[DONE]');
   });
 
   it('answers "nothing found" when no quote names the thing asked for', async () => {
