@@ -26,12 +26,16 @@ describe('the thing a yes/no question asks is there or offered', () => {
     expect(askedThing('Can I hire a narrowboat on the Kelsham Canal?')).toBe('narrowboat');
   });
 
-  it('is not read from other questions, from "have to", or when it is an acronym', () => {
+  it('is not read from other questions, from "have to", from a rule, or when it is an acronym', () => {
     expect(askedThing('How much is a pitch?')).toBeNull();
     expect(askedThing('Can I bring my dog?')).toBeNull();
     expect(askedThing('Do I have to pay for the showers at Hollowbrook?')).toBeNull();
     // A document may spell it out: "no bank or cash machine".
     expect(askedThing('Is there an ATM on Kestrel Island?')).toBeNull();
+    // A rule, which a passage states in its own words ("Guests must be 16 or over"), is not a thing.
+    expect(askedThing('Is there a minimum age for guests?')).toBeNull();
+    expect(askedThing('Is there a fee for late returns?')).toBeNull();
+    expect(askedThing('Are there any discounts for students?')).toBeNull();
   });
 
   it('is named by a text holding one of its words, a synonym, its start or end, without accents', () => {

@@ -158,9 +158,16 @@ export function askedThing(question: string): string | null {
   const q = question.replace(/\s+/g, ' ').trim();
   const match = THING_QUESTIONS.map((re) => re.exec(q)).find(Boolean);
   const thing = match?.[1]?.trim();
-  if (!thing || /^\p{Lu}{2,6}s?$/u.test(thing)) return null;
+  if (!thing || /^\p{Lu}{2,6}s?$/u.test(thing) || RULE_WORDS.test(thing)) return null;
   return thing;
 }
+
+/**
+ * "Is there a minimum age for guests?", "Is there a fee for late returns?", "Is there a limit on
+ * bags?" ask about a rule, which a passage states in its own words ("Guests must be 16 or over"),
+ * not whether a thing is there.
+ */
+const RULE_WORDS = /\b(?:minimum|maximum|min|max|limit|limits|age|ages|fee|fees|charge|charges|cost|costs|price|prices|fine|fines|penalty|penalties|deadline|deadlines|discount|discounts|refund|refunds|rule|rules|restriction|restrictions|requirement|requirements|time limit|way|ways|option|options|chance|need|reason|difference|problem|issue|catch|minimum stay|dress code)\b/i;
 
 /** Where the thing ends: a place, a time or a condition after it ("parking at Ferncliff", "a pool for kids"). */
 const THING_END = String.raw`(?:\s+(?:at|in|into|on|onto|for|near|inside|by|with|to|from|during|after|before|while|when|if|available|nearby|there|here)\b.*)?\?$`;
