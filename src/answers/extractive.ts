@@ -129,13 +129,16 @@ export interface AnswerChecks {
 
 export async function extractiveAnswer(question: string, fragments: Fragment[], hasKnowledge: boolean, embedder: Embedder, signal?: AbortSignal, opts: AnswerChecks = {}): Promise<string> {
   if (!hasKnowledge) return NO_DATASTORE_ANSWER;
-  const ranked = await rankSentences(question, fragments, embedder, signal, opts);
-  if (!ranked) return NOTHING_FOUND_ANSWER;
-  const { sentences, candidates, scores, order, relevant } = ranked;
+  // The fragments relevant enough to quote, in retrieval order.
+  const relevant = fragments.filter((f) => f.score >= (opts.relevantScore ?? RELEVANT_SCORE));
+  if (!relevant.length) return NOTHING_FOUND_ANSWER;
   // "Does the Corvid L2 work with Alexa?": the lock's fragments are about the question's subject,
-  // but none of them names Alexa, so none of them can say.
+  // but none of them names Alexa, so none of them can say. Checked before the model's work.
   const unknown = opts.byUnknownName === false ? [] : unknownNames(question, relevant);
   if (unknown.length) return `${NOTHING_FOUND_ANSWER} It does not mention ${unknown.map((n) => `"${n}"`).join(' or ')}.`;
+  const ranked = await rankSentences(question, relevant, embedder, signal, opts);
+  if (!ranked) return NOTHING_FOUND_ANSWER;
+  const { sentences, candidates, scores, order } = ranked;
   // A question about a detail the datastore lacks finds its subject's fragments, which score alike
   // (they share its words), and sentences of several of them that answer it equally badly; the
   // fragment and the sentence that hold the detail asked for stand out.
@@ -164,8 +167,6 @@ export async function extractiveAnswer(question: string, fragments: Fragment[], 
 }
 
 interface RankedSentences {
-  /** The fragments relevant enough to quote (score >= RELEVANT_SCORE), in retrieval order. */
-  relevant: Fragment[];
   /** Every sentence of those fragments; `candidates` are the first MAX_SENTENCES of them. */
   sentences: Sentence[];
   candidates: Sentence[];
@@ -178,11 +179,9 @@ interface RankedSentences {
   sentenceLead: number;
 }
 
-/** The relevant fragments' sentences scored against the question; null when there is nothing to quote. */
-async function rankSentences(question: string, fragments: Fragment[], embedder: Embedder, signal: AbortSignal | undefined, opts: AnswerChecks): Promise<RankedSentences | null> {
-  const { relevantScore = RELEVANT_SCORE, sentenceWordWeight: wordWeight = 1 } = opts;
-  const relevant = fragments.filter((f) => f.score >= relevantScore);
-  if (!relevant.length) return null;
+/** The relevant fragments' sentences scored against the question; null when they have none. */
+async function rankSentences(question: string, relevant: Fragment[], embedder: Embedder, signal: AbortSignal | undefined, opts: AnswerChecks): Promise<RankedSentences | null> {
+  const { sentenceWordWeight: wordWeight = 1 } = opts;
   // Quoted: a sentence of the fragments naming what the question names. The others' sentences are
   // still read, for the sentence lead.
   const named = new Set(opts.byName === false ? relevant : namedFragments(question, relevant));
@@ -221,7 +220,7 @@ async function rankSentences(question: string, fragments: Fragment[], embedder: 
   const best = order[0]!;
   const top = candidates[best]!;
   const elsewhere = candidates.flatMap((c, i) => (c.fragment !== top.fragment && c.text !== top.text ? [relevance[i]!] : []));
-  return { relevant, sentences, candidates, scores, order, bestRelevance: relevance[best]!, sentenceLead: leadOf(relevance[best]!, elsewhere) };
+  return { sentences, candidates, scores, order, bestRelevance: relevance[best]!, sentenceLead: leadOf(relevance[best]!, elsewhere) };
 }
 
 /** Capitalised words that name no subject: "I", "I'm", days and months. */
