@@ -158,8 +158,13 @@ export function askedThing(question: string): string | null {
   const q = question.replace(/\s+/g, ' ').trim();
   const match = THING_QUESTIONS.map((re) => re.exec(q)).find(Boolean);
   const thing = match?.[1]?.trim();
-  if (!thing || /^\p{Lu}{2,6}s?$/u.test(thing) || RULE_WORDS.test(thing)) return null;
+  if (!thing || isAcronym(thing) || RULE_WORDS.test(thing)) return null;
   return thing;
+}
+
+/** An acronym of letters only ("ATM", "DVD", "HEPA") is as often a common noun, which a document may spell out ("cash machine"). */
+export function isAcronym(word: string): boolean {
+  return /^\p{Lu}{2,5}$/u.test(word);
 }
 
 /**

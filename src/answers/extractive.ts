@@ -11,7 +11,7 @@
 import type { Embedder } from '../providers/embeddings.ts';
 import type { Fragment } from '../retrieval/retrieval.service.ts';
 import { SYNONYM_WEIGHT, synonymsOf } from '../retrieval/synonyms.ts';
-import { askedKinds, askedThing, holdsKind } from './answer-type.ts';
+import { askedKinds, askedThing, holdsKind, isAcronym } from './answer-type.ts';
 
 export const NO_DATASTORE_ANSWER = 'This agent has no knowledge to answer from: no datastore is linked to it yet.';
 export const NOTHING_FOUND_ANSWER = 'I found nothing about this in the knowledge base.';
@@ -229,13 +229,15 @@ const NOT_NAMES = /^(?:I|I['’]\p{L}+|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)da
 /**
  * The names the question uses (capitalised words, not the first: "Ferncliff", "H3") that the
  * fragments know: only the fragments holding the most of them are quoted. "Can I bring my dog to
- * Ferncliff?" is not answered from another place's dog policy; when no fragment holds any of them,
+ * Ferncliff?" is not answered from another place's dog policy; a fragment holds a name as mentionOf
+ * reads it. When no fragment holds any of them,
  * all are kept.
  */
 export function namedFragments(question: string, fragments: Fragment[]): Fragment[] {
   const names = namesIn(question);
   if (!names.length) return fragments;
-  const count = (f: Fragment) => names.filter((n) => new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(n)}(?![\\p{L}\\p{N}])`, 'u').test(f.text)).length;
+  const patterns = names.map(mentionOf);
+  const count = (f: Fragment) => patterns.filter((re) => re.test(f.text)).length;
   const counts = fragments.map(count);
   const most = Math.max(0, ...counts);
   return most ? fragments.filter((_, i) => counts[i] === most) : fragments;
@@ -246,22 +248,23 @@ function namesIn(question: string): string[] {
   return [...new Set(question.match(/(?<=[\p{L}\p{N},;:'"()-]\s+)[\p{Lu}][\p{L}\p{N}-]*/gu) ?? [])].filter((n) => !NOT_NAMES.test(n));
 }
 
-/** An acronym of letters only ("ATM", "DVD", "HEPA") is as often a common noun, which a document may spell out. */
-const ACRONYM = /^\p{Lu}{2,5}$/u;
+/**
+ * A name as a text mentions it: a whole word, in any case, singular or plural ("Phones" is
+ * mentioned by "phone", "Alexa's" by "Alexa", and the other way round).
+ */
+function mentionOf(name: string): RegExp {
+  const forms = [...new Set([name, name.replace(/(?<=\p{L}{3})(?:['’]s|s)$/u, ''), name.replace(/(?<=\p{L}{3})es$/u, '')])].map(escapeRegExp).join('|');
+  return new RegExp(`(?<![\\p{L}\\p{N}])(?:${forms})(?:e?s|['’]s)?(?![\\p{L}\\p{N}])`, 'iu');
+}
 
 /**
- * The names of the question (namesIn, acronyms aside) that none of the fragments mention, in any
- * case or as a plural: "Alexa" in "Does the Corvid L2 work with Alexa?" when the lock's manual
- * never names it, "Tokyo" in a datastore about kettles.
+ * The names of the question (namesIn, acronyms aside) that none of the fragments mention
+ * (mentionOf): "Alexa" in "Does the Corvid L2 work with Alexa?" when the lock's manual never names
+ * it, "Tokyo" in a datastore about kettles.
  */
 export function unknownNames(question: string, fragments: Fragment[]): string[] {
   const text = fragments.map((f) => f.text).join('\n');
-  return namesIn(question).filter((n) => {
-    if (ACRONYM.test(n)) return false;
-    // "Phones" is named by "phone", "Alexa's" by "Alexa", and the other way round.
-    const forms = [...new Set([n, n.replace(/(?<=\p{L}{3})(?:['’]s|s)$/u, ''), n.replace(/(?<=\p{L}{3})es$/u, '')])].map(escapeRegExp).join('|');
-    return !new RegExp(`(?<![\\p{L}\\p{N}])(?:${forms})(?:e?s|['’]s)?(?![\\p{L}\\p{N}])`, 'iu').test(text);
-  });
+  return namesIn(question).filter((n) => !isAcronym(n) && !mentionOf(n).test(text));
 }
 
 function escapeRegExp(s: string): string {
