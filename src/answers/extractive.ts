@@ -92,11 +92,12 @@ const STOP_WORDS = new Set(
 );
 
 /**
- * Lower-cased words without stop words, with a plural or verb "s" taken off, and a possessive or
- * a contraction: the question's "Mirewood's" is the sentence's "Mirewood", "I'm" is "I".
+ * Lower-cased words without stop words or accents, with a plural or verb "s" taken off, and a
+ * possessive or a contraction: the question's "Mirewood's" is the sentence's "Mirewood", "I'm" is
+ * "I", "cafe" is "café".
  */
 export function contentWords(text: string): string[] {
-  return (text.toLowerCase().replace(/['’](?:s|m|re|ve|ll|d)\b/g, '').match(/[\p{L}\p{N}]+(?:[.,'][\p{L}\p{N}]+)*/gu) ?? []).filter((w) => !STOP_WORDS.has(w)).map((w) => (w.length > 3 ? w.replace(/s$/, '') : w));
+  return (foldAccents(text).toLowerCase().replace(/['’](?:s|m|re|ve|ll|d)\b/g, '').match(/[\p{L}\p{N}]+(?:[.,'][\p{L}\p{N}]+)*/gu) ?? []).filter((w) => !STOP_WORDS.has(w)).map((w) => (w.length > 3 ? w.replace(/s$/, '') : w));
 }
 
 /** The checks of the answerer, each of which can be switched off (the evaluation measures them apart). */
@@ -230,8 +231,7 @@ const NOT_NAMES = /^(?:I|I['’]\p{L}+|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)da
  * The names the question uses (capitalised words, not the first: "Ferncliff", "H3") that the
  * fragments know: only the fragments holding the most of them are quoted. "Can I bring my dog to
  * Ferncliff?" is not answered from another place's dog policy; a fragment holds a name as mentionOf
- * reads it. When no fragment holds any of them,
- * all are kept.
+ * reads it. When no fragment holds any of them, all are kept.
  */
 export function namedFragments(question: string, fragments: Fragment[]): Fragment[] {
   const names = namesIn(question);
@@ -282,9 +282,9 @@ export function leadOf(best: number, others: number[]): number {
  * "fire" in "campfire").
  */
 export function namesThing(text: string, thing: string): boolean {
-  const words = new Set(contentWords(foldAccents(text)));
+  const words = new Set(contentWords(text));
   const alike = synonymsByWord(thing);
-  return contentWords(foldAccents(thing)).every((w) => words.has(w) || alike.get(w)?.some((a) => words.has(a)) || [...words].some((t) => t.length >= 4 && (w.startsWith(t) || w.endsWith(t))));
+  return contentWords(thing).every((w) => words.has(w) || alike.get(w)?.some((a) => words.has(a)) || [...words].some((t) => t.length >= 4 && (w.startsWith(t) || w.endsWith(t))));
 }
 
 /** "café" read as "cafe": users type without accents. */
