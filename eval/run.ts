@@ -83,8 +83,8 @@ async function eachPart(chunkSize: number, overlap: number) {
     const names = new Set(asked.flatMap((q) => (q.document ? [q.document] : [])));
     const store = await buildStore(running, { documents: set.documents.filter((d) => names.has(d.name)), questions: asked }, { chunkSize, chunkOverlap: overlap });
     const f = await measure(running, store, asked, { answers: true });
-    log(`  ${partName(part)}: its own datastore, ${names.size} documents, ${store.chunks} chunks; hybrid top-1 ${pct(f.retrieval.hybrid!.top1)}, top-5 ${pct(f.retrieval.hybrid!.top5)}, AUC ${f.retrieval.hybrid!.auc.toFixed(3)}`);
-    answered.push(...f.answered!);
+    log(`  ${partName(part)}: its own datastore, ${names.size} documents, ${store.chunks} chunks; hybrid top-1 ${pct(f.retrieval.hybrid.top1)}, top-5 ${pct(f.retrieval.hybrid.top5)}, AUC ${f.retrieval.hybrid.auc.toFixed(3)}`);
+    answered.push(...f.answered);
     if (args.misses) for (const m of f.misses) log(`  miss: ${m.question} [${m.answer}] -> ${m.got.replace(/\s+/g, ' ')}`);
   }
   showAnswers('each part in its own datastore', answered);
