@@ -12,6 +12,7 @@ import type { Embedder } from '../providers/embeddings.ts';
 import type { Fragment } from '../retrieval/retrieval.service.ts';
 import { SYNONYM_WEIGHT, synonymsOf } from '../retrieval/synonyms.ts';
 import { askedKinds, askedThing, holdsKind, isAcronym } from './answer-type.ts';
+import { escapeRegExp } from '../regexp.ts';
 
 export const NO_DATASTORE_ANSWER = 'This agent has no knowledge to answer from: no datastore is linked to it yet.';
 export const NOTHING_FOUND_ANSWER = 'I found nothing about this in the knowledge base.';
@@ -267,9 +268,6 @@ export function unknownNames(question: string, fragments: Fragment[]): string[] 
   return namesIn(question).filter((n) => !isAcronym(n) && !mentionOf(n).test(text));
 }
 
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
 
 /** How far a value (a score, a relevance: 0 to 1) is above the best of the others, at least 0; all of it when there are no others. */
 export function leadOf(best: number, others: number[]): number {

@@ -4,6 +4,7 @@
  * is valid, so what it cannot make sense of is returned as text and refused with ajv's reason.
  */
 import { choices, type FormField } from './form-schema.ts';
+import { escapeRegExp } from '../regexp.ts';
 
 /** Answers that leave an optional field out (a yes/no or enum value wins over these). */
 const SKIP_WORDS = new Set(['skip', 'no', '-', 'none', 'n/a', 'na', 'pass', 'nothing', 'no thanks', 'skip it', 'next']);
@@ -167,8 +168,4 @@ function parseList(field: FormField, text: string): unknown[] {
   const parts = text.split(/\s*(?:,|;|\band\b|\n)\s*/i).map((s) => s.trim()).filter(Boolean);
   const itemField: FormField = { name: field.name, label: field.label, required: true, schema: items, kind: Array.isArray(items.enum) ? 'enum' : items.type === 'number' || items.type === 'integer' ? (items.type as 'number') : 'string' };
   return parts.map((part) => extractValue(itemField, part) ?? part);
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
