@@ -26,8 +26,7 @@
  * docs/evaluation.md chose them: on the tuned-on and first held-out parts (266 questions), the most
  * unanswerable questions refused with at most 5% (--max-refused) of the answerable ones.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { SOURCES_FOR_ANSWER } from '../src/answers/answer.service.ts';
@@ -91,8 +90,7 @@ const dump: Dump = existsSync(args.dump) ? JSON.parse(readFileSync(args.dump, 'u
 
 /** Runs the service once: the candidates and the embeddings. */
 async function build(file: string): Promise<Dump> {
-  const { start } = await import('../src/boot.ts');
-  const { loadConfig } = await import('../src/config.ts');
+  const { startEvaluatedService } = await import('./service.ts');
   const { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } = await import('../src/ingestion/chunker.ts');
   const { rawQuery } = await import('../src/db/raw.ts');
   const { searchSql } = await import('../src/retrieval/retrieval.service.ts');
@@ -100,10 +98,9 @@ async function build(file: string): Promise<Dump> {
   const set = loadEvalSet(args.set ? path.resolve(args.set) : undefined);
   const problems = checkEvalSet(set);
   if (problems.length) throw new Error(`The evaluation set has mistakes:\n${problems.join('\n')}`);
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'agentbase-replay-'));
-  const running = await start(
-    loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, DATABASE_URL: process.env.DATABASE_URL || 'pglite://memory', LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', OPENAI_BASE_URL: '', OPENAI_API_KEY: '' }),
-  );
+  const service = await startEvaluatedService(process.env);
+  const { running } = service;
+  process.stdout.write(`${service.label}\n`);
   try {
     const store = await buildStore(running, set, { chunkSize: DEFAULT_CHUNK_SIZE, chunkOverlap: DEFAULT_CHUNK_OVERLAP });
     const { services, db } = running;
@@ -149,8 +146,7 @@ async function build(file: string): Promise<Dump> {
     process.stdout.write(`dumped ${questions.length} questions, ${list.length} texts embedded, to ${file}\n`);
     return built;
   } finally {
-    await running.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await service.stop();
   }
 }
 

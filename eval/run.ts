@@ -13,16 +13,14 @@
  *                                             28), as a new user's first datastore: answers per part and over all parts
  *   npm run eval -- --rerank-stand-in         rerank with test/support's local stand-in (shows the plumbing, not a model's
  *                                             quality); RERANK_URL (+ RERANK_MODEL, RERANK_API_KEY) uses a real endpoint
+ *   EMBEDDING_MODEL=… OPENAI_BASE_URL=… npm run eval   another embedding model (eval/service.ts); answers stay extractive
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { start } from '../src/boot.ts';
-import { loadConfig } from '../src/config.ts';
 import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } from '../src/ingestion/chunker.ts';
 import type { AnswerChecks } from '../src/answers/extractive.ts';
 import { startRerankTestServer } from '../test/support/rerank-server.ts';
+import { startEvaluatedService } from './service.ts';
 import { answerFigures, buildStore, retrievalOf, checkEvalSet, loadEvalSet, measure, sample, type AnswerFigures, type Answered, type Figures } from './evaluate.ts';
 
 const { values: args } = parseArgs({
@@ -50,10 +48,8 @@ const questions = args.questions ? sample(set.questions, Number(args.questions))
 const sizes = (args['chunk-sizes'] ?? String(DEFAULT_CHUNK_SIZE)).split(',').map(Number);
 
 const standIn = args['rerank-stand-in'] ? await startRerankTestServer() : null;
-const dataDir = mkdtempSync(path.join(tmpdir(), 'agentbase-eval-'));
-const running = await start(
-  loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, DATABASE_URL: process.env.DATABASE_URL || 'pglite://memory', LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent', OPENAI_BASE_URL: '', OPENAI_API_KEY: '', ...(standIn ? { RERANK_URL: standIn.url } : {}) }),
-);
+const service = await startEvaluatedService(process.env, standIn ? { RERANK_URL: standIn.url } : {});
+const { running } = service;
 const log = (s = '') => process.stdout.write(`${s}\n`);
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 
@@ -92,6 +88,7 @@ async function eachPart(chunkSize: number, overlap: number) {
 
 try {
   log(`evaluation set: ${set.documents.length} documents, ${questions.length} questions (${questions.filter((q) => !q.answer).length} unanswerable)`);
+  log(service.label);
   for (const chunkSize of sizes) {
     const overlap = args.overlap ? Number(args.overlap) : Math.min(DEFAULT_CHUNK_OVERLAP, Math.floor(chunkSize / 5));
     if (args['each-part']) {
@@ -123,7 +120,6 @@ try {
     }
   }
 } finally {
-  await running.stop();
+  await service.stop();
   await standIn?.close();
-  rmSync(dataDir, { recursive: true, force: true });
 }

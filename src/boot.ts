@@ -43,7 +43,18 @@ export interface Running {
  * One bootstrap for the server, the worker and the tests: database (migrated), event bus,
  * queue, providers, services, then the HTTP app (ROLE all|api) and the workers (ROLE all|worker).
  */
-export async function start(config: Config, opts: { logger?: Logger; /** openDatabase's `template` (tests) */ pgliteTemplate?: Blob } = {}): Promise<Running> {
+export interface StartOptions {
+  logger?: Logger;
+  /** openDatabase's `template` (tests) */
+  pgliteTemplate?: Blob;
+  /**
+   * No chat model even when an endpoint is configured: answers are the extractive answerer's while
+   * the endpoint may still serve the embeddings (`npm run eval` measures that answerer with them).
+   */
+  extractiveOnly?: boolean;
+}
+
+export async function start(config: Config, opts: StartOptions = {}): Promise<Running> {
   // Pretty lines for a person at a terminal in development; JSON lines for everything else.
   const logger = opts.logger ?? createLogger(config.logLevel, { pretty: config.logPretty ?? (config.env === 'development' && process.stderr.isTTY === true) });
   const db = await openDatabase(config.database, { entities, template: opts.pgliteTemplate });
@@ -75,7 +86,7 @@ export async function start(config: Config, opts: { logger?: Logger; /** openDat
     instrumentQueue(queue, metrics);
     watchDatabase(metrics, { db, database: config.database, queue, queues: queues.map((q) => q.name) });
     const storage = createStorage(config);
-    const services = await createServices(config, { bus, queue, storage, embedder, chat: instrumentChat(createChatModel(config, { logger }), metrics), logger, wrapEmbedder: (e) => instrumentEmbedder(e, metrics) });
+    const services = await createServices(config, { bus, queue, storage, embedder, chat: opts.extractiveOnly ? null : instrumentChat(createChatModel(config, { logger }), metrics), logger, wrapEmbedder: (e) => instrumentEmbedder(e, metrics) });
     cleanups.push(() => services.limits.close(db.orm.em.fork()));
 
     if (config.role !== 'api') {
