@@ -128,7 +128,10 @@ describe('a model endpoint that never answers or stops mid-stream (MODEL_TIMEOUT
       for (let i = 0; i < 4; i++) await run();
       await waitFor(async () => model.chatInFlight() === 0 || undefined, 3000, 'requests closed');
       expect(model.openConnections()).toBeLessThanOrEqual(base.connections);
-      expect(timers()).toBeLessThanOrEqual(base.timers + 2);
+      // A timer left by each timed-out request would add 12 and stay; the process's own periodic
+      // timers (the queue's, idle sockets') come and go, and under CI's load one more was once
+      // pending at the moment of a single reading: wait for them to settle rather than read once.
+      await waitFor(async () => (timers() <= base.timers + 2 ? true : undefined), 5000, `active timers back to at most ${base.timers + 2}`);
     } finally {
       model.setChatFault(null);
     }
