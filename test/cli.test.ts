@@ -7,9 +7,9 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { http } from './support/client.ts';
 import { createTestDatabase } from './support/app.ts';
+import { root, runScript as run } from './support/process.ts';
 import { lockDataDir } from '../src/db/lock.ts';
 
-const root = path.resolve(import.meta.dirname, '..');
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
@@ -17,24 +17,6 @@ function tempDir() {
   const dir = mkdtempSync(path.join(tmpdir(), 'agentbase-cli-'));
   dirs.push(dir);
   return dir;
-}
-
-interface Run { code: number | null; stdout: string; stderr: string }
-
-function run(script: string, args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('npm', ['run', '--silent', script, '--', ...args], { cwd: root, env: { ...process.env, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
 }
 
 /** Starts `npm start`, waits for its listening line, returns the port and a stopper. */

@@ -4,14 +4,13 @@
  * embedding, and the answers stay the extractive answerer's (no chat call), which is what its
  * answer figures measure. The endpoint is the local stand-in speaking OpenAI's protocol.
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from './support/app.ts';
 import { startOpenAiTestServer, type OpenAiTestServer } from './support/openai-server.ts';
-import { NODE, root } from './support/process.ts';
+import { runScript } from './support/process.ts';
 
 let server: OpenAiTestServer;
 let dir: string;
@@ -38,24 +37,13 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-/** `npm run eval` as the script runs it, with these variables; its output and exit code. */
-function runEval(env: Record<string, string>, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(NODE, ['--import', '@swc-node/register/esm-register', 'eval/run.ts', ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d));
-    child.stderr.on('data', (d: Buffer) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
 describe('npm run eval with an embeddings endpoint', () => {
   it("measures the endpoint's model, names it, and still answers with the extractive answerer", async () => {
-    const { code, stdout, stderr } = await runEval(
-      { OPENAI_BASE_URL: server.url, OPENAI_API_KEY: '', EMBEDDING_MODEL: 'text-embedding-3-small', EMBEDDING_DIMENSION: '256', DATABASE_URL: database.url, LOG_LEVEL: 'silent' },
+    const { code, stdout, stderr } = await runScript(
+      'eval',
       ['--set', dir],
+      { OPENAI_BASE_URL: server.url, OPENAI_API_KEY: '', EMBEDDING_MODEL: 'text-embedding-3-small', EMBEDDING_DIMENSION: '256', DATABASE_URL: database.url, LOG_LEVEL: 'silent' },
+      150_000,
     );
     expect(code, stderr).toBe(0);
     expect(stdout).toContain('evaluation set: 1 documents, 3 questions (1 unanswerable)');

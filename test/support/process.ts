@@ -90,6 +90,30 @@ export function spawnService(command: string, args: string[], env: Record<string
   };
 }
 
+/** What a script printed and how it ended. */
+export interface ScriptRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** `npm run --silent <script> -- <args>` as a user runs it, with these variables added; killed after `timeoutMs`. */
+export function runScript(script: string, args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<ScriptRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('npm', ['run', '--silent', script, '--', ...args], { cwd: root, env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
 /**
  * The arguments of `node` in package.json's start script (`npm run worker` is the same with
  * ROLE=worker): the TypeScript hooks that run in the main thread (src/cli/typescript-hooks.mjs),
