@@ -172,7 +172,7 @@ export function isAcronym(word: string): boolean {
  * bags?" ask about a rule, which a passage states in its own words ("Guests must be 16 or over"),
  * not whether a thing is there.
  */
-const RULE_WORDS = /\b(?:minimum|maximum|min|max|limit|limits|age|ages|fee|fees|charge|charges|cost|costs|price|prices|fine|fines|penalty|penalties|deadline|deadlines|discount|discounts|refund|refunds|rule|rules|restriction|restrictions|requirement|requirements|time limit|way|ways|option|options|chance|need|reason|difference|problem|issue|catch|minimum stay|dress code)\b/i;
+const RULE_WORDS = /\b(?:minimum|maximum|min|max|limits?|ages?|fees?|charges?|costs?|prices?|fines?|penalty|penalties|deadlines?|discounts?|refunds?|rules?|restrictions?|requirements?|ways?|options?|chance|need|reason|difference|problem|issue|catch|dress code)\b/i;
 
 /** Where the thing ends: a place, a time or a condition after it ("parking at Ferncliff", "a pool for kids"). */
 const THING_END = String.raw`(?:\s+(?:at|in|into|on|onto|for|near|inside|by|with|to|from|during|after|before|while|when|if|available|nearby|there|here)\b.*)?\?$`;

@@ -268,7 +268,6 @@ export function unknownNames(question: string, fragments: Fragment[]): string[] 
   return namesIn(question).filter((n) => !isAcronym(n) && !mentionOf(n).test(text));
 }
 
-
 /** How far a value (a score, a relevance: 0 to 1) is above the best of the others, at least 0; all of it when there are no others. */
 export function leadOf(best: number, others: number[]): number {
   return Math.max(0, best - Math.max(0, ...others));
